@@ -1,0 +1,185 @@
+//! The action vocabulary: every step the model can take, named after what happens on a real
+//! system, so that a trace is a script the conformance runner can replay.
+//!
+//! The vocabulary is versioned ([`ACTION_VOCABULARY`]); a change to a name or a parameter is a
+//! new version. `call` and `attempt` are 0-based indices of the logical call and of its attempt.
+//! Each action says who performs it ([`Action::actor`]) and whether a replayer drives it or
+//! only waits for it ([`Action::internal`]).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Name and version of the action vocabulary (written into every trace).
+pub const ACTION_VOCABULARY: &str = "mcp-once-actions/v1";
+
+/// One step of the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "value")]
+pub enum Action {
+    /// The client starts logical call `call`: it sends `tools/call` (attempt 0).
+    ClientCall { call: u8 },
+    /// The client stops waiting for the response to an attempt.
+    ClientTimeout { call: u8, attempt: u8 },
+    /// The client cancels a timed-out attempt: `notifications/cancelled` on stdio (and on
+    /// HTTP before 2026-07-28), closing the response stream on HTTP from 2026-07-28.
+    ClientCancel { call: u8, attempt: u8 },
+    /// The client reads the response to an attempt.
+    ClientReceive { call: u8, attempt: u8 },
+    /// The client sees its connection close (the server process died) for an attempt.
+    ClientSeesDisconnect { call: u8, attempt: u8 },
+    /// The client asks the server for the outcome of the call's operation id (outcome query).
+    ClientQueryOutcome { call: u8 },
+    /// The client sends the call again as a new attempt.
+    ClientRetry { call: u8, attempt: u8 },
+    /// The step around the call fails after the call returned (framework retry).
+    StepFails { call: u8 },
+    /// The framework re-runs the whole step, and so the call, as a new attempt.
+    FrameworkRetry { call: u8, attempt: u8 },
+    /// The HTTP response stream of an attempt breaks (network); the client sees an error.
+    StreamBreak { call: u8, attempt: u8 },
+    /// The server reads a request.
+    ServerReceive { call: u8, attempt: u8 },
+    /// The server reads a cancellation.
+    ServerReceiveCancel { call: u8, attempt: u8 },
+    /// The tool commits its side effect to the durable ledger.
+    ServerCommit { call: u8, attempt: u8 },
+    /// The server stores the idempotency key record, after the effect (key-after-effect).
+    ServerStoreKey { call: u8, attempt: u8 },
+    /// The server writes the success response.
+    ServerRespond { call: u8, attempt: u8 },
+    /// The server process is killed (SIGKILL): memory and in-flight requests are lost, the
+    /// ledger is kept.
+    ServerCrash,
+    /// The server process is started again.
+    ServerRestart,
+    /// A stored key record of `call` (key generation `key`) leaves the retention window.
+    KeyExpires { call: u8, key: u8 },
+}
+
+/// Who performs an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Actor {
+    /// The MCP client (or the framework around it).
+    Client,
+    /// The transport between them.
+    Transport,
+    /// The MCP server process.
+    Server,
+    /// The environment: a supervisor, the OS, time.
+    Environment,
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Actor::Client => "client",
+            Actor::Transport => "transport",
+            Actor::Server => "server",
+            Actor::Environment => "environment",
+        })
+    }
+}
+
+impl Action {
+    /// The action's name in the vocabulary.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::ClientCall { .. } => "ClientCall",
+            Action::ClientTimeout { .. } => "ClientTimeout",
+            Action::ClientCancel { .. } => "ClientCancel",
+            Action::ClientReceive { .. } => "ClientReceive",
+            Action::ClientSeesDisconnect { .. } => "ClientSeesDisconnect",
+            Action::ClientQueryOutcome { .. } => "ClientQueryOutcome",
+            Action::ClientRetry { .. } => "ClientRetry",
+            Action::StepFails { .. } => "StepFails",
+            Action::FrameworkRetry { .. } => "FrameworkRetry",
+            Action::StreamBreak { .. } => "StreamBreak",
+            Action::ServerReceive { .. } => "ServerReceive",
+            Action::ServerReceiveCancel { .. } => "ServerReceiveCancel",
+            Action::ServerCommit { .. } => "ServerCommit",
+            Action::ServerStoreKey { .. } => "ServerStoreKey",
+            Action::ServerRespond { .. } => "ServerRespond",
+            Action::ServerCrash => "ServerCrash",
+            Action::ServerRestart => "ServerRestart",
+            Action::KeyExpires { .. } => "KeyExpires",
+        }
+    }
+
+    /// Who performs it.
+    pub fn actor(&self) -> Actor {
+        match self {
+            Action::ClientCall { .. }
+            | Action::ClientTimeout { .. }
+            | Action::ClientCancel { .. }
+            | Action::ClientReceive { .. }
+            | Action::ClientSeesDisconnect { .. }
+            | Action::ClientQueryOutcome { .. }
+            | Action::ClientRetry { .. }
+            | Action::StepFails { .. }
+            | Action::FrameworkRetry { .. } => Actor::Client,
+            Action::StreamBreak { .. } => Actor::Transport,
+            Action::ServerReceive { .. }
+            | Action::ServerReceiveCancel { .. }
+            | Action::ServerCommit { .. }
+            | Action::ServerStoreKey { .. }
+            | Action::ServerRespond { .. } => Actor::Server,
+            Action::ServerCrash | Action::ServerRestart | Action::KeyExpires { .. } => Actor::Environment,
+        }
+    }
+
+    /// Whether the step happens inside the server, so a replayer waits for it (with a bound)
+    /// instead of driving it.
+    pub fn internal(&self) -> bool {
+        self.actor() == Actor::Server
+    }
+
+    /// The logical call it concerns, if any.
+    pub fn call(&self) -> Option<u8> {
+        match *self {
+            Action::ServerCrash | Action::ServerRestart => None,
+            Action::ClientCall { call }
+            | Action::ClientQueryOutcome { call }
+            | Action::StepFails { call }
+            | Action::KeyExpires { call, .. }
+            | Action::ClientTimeout { call, .. }
+            | Action::ClientCancel { call, .. }
+            | Action::ClientReceive { call, .. }
+            | Action::ClientSeesDisconnect { call, .. }
+            | Action::ClientRetry { call, .. }
+            | Action::FrameworkRetry { call, .. }
+            | Action::StreamBreak { call, .. }
+            | Action::ServerReceive { call, .. }
+            | Action::ServerReceiveCancel { call, .. }
+            | Action::ServerCommit { call, .. }
+            | Action::ServerStoreKey { call, .. }
+            | Action::ServerRespond { call, .. } => Some(call),
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::ServerCrash | Action::ServerRestart => f.write_str(self.name()),
+            Action::ClientCall { call } | Action::ClientQueryOutcome { call } | Action::StepFails { call } => {
+                write!(f, "{}(call {call})", self.name())
+            }
+            Action::KeyExpires { call, key } => write!(f, "{}(call {call}, key {key})", self.name()),
+            Action::ClientTimeout { call, attempt }
+            | Action::ClientCancel { call, attempt }
+            | Action::ClientReceive { call, attempt }
+            | Action::ClientSeesDisconnect { call, attempt }
+            | Action::ClientRetry { call, attempt }
+            | Action::FrameworkRetry { call, attempt }
+            | Action::StreamBreak { call, attempt }
+            | Action::ServerReceive { call, attempt }
+            | Action::ServerReceiveCancel { call, attempt }
+            | Action::ServerCommit { call, attempt }
+            | Action::ServerStoreKey { call, attempt }
+            | Action::ServerRespond { call, attempt } => {
+                write!(f, "{}(call {call}, attempt {attempt})", self.name())
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! The parameters of one model configuration: transport, client policy, key lifetime, server
+//! implementation and bounds. The spec profile is the remaining parameter (see [`crate::profile`]).
+//!
+//! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
+
+use crate::profile::{KeyPlacement, KeySemantics, Profile, Retention, CrashWindow};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! named_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
+        }
+        impl $name {
+            /// Every value, in documentation order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The name users type.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
+                    let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                    format!("unknown {} `{}` (expected one of: {})", stringify!($name), s, names.join(", "))
+                })
+            }
+        }
+    };
+}
+
+named_enum!(
+    /// The transport between client and server.
+    Transport {
+        /// One child process; JSON-RPC frames on its stdin and stdout, read in order.
+        Stdio = "stdio",
+        /// Streamable HTTP: one POST and one SSE response stream per request.
+        Http = "http",
+    }
+);
+
+named_enum!(
+    /// When the client (or the framework around it) sends the call again.
+    ClientPolicy {
+        /// Never: a failed attempt is reported as a failed call.
+        NoRetry = "no-retry",
+        /// After a client timeout (and its cancellation).
+        RetryOnTimeout = "retry-on-timeout",
+        /// After a transport error: connection closed, stream broken.
+        RetryOnDisconnect = "retry-on-disconnect",
+        /// After any failure: timeout, transport error or error reply.
+        RetryAny = "retry-any",
+        /// The client never retries, but the framework around it re-runs the whole step
+        /// (the call included) when the step fails, even after the call returned (LangGraph's
+        /// RetryPolicy). `--retries N` gives N re-runs, so N+1 attempts.
+        FrameworkRetry = "framework-retry",
+    }
+);
+
+named_enum!(
+    /// How long one idempotency key (or operation id) lives on the client.
+    KeyLifetime {
+        /// No key is sent.
+        None = "none",
+        /// One key for the logical call: every retry and every framework re-run reuses it.
+        PerCall = "per-call",
+        /// A new key for every attempt (a client bug: nothing can be deduplicated).
+        PerAttempt = "per-attempt",
+        /// One key per framework step: client retries reuse it, a framework re-run makes a new one.
+        PerStep = "per-step",
+    }
+);
+
+named_enum!(
+    /// What the server does about duplicates.
+    ServerImpl {
+        /// Runs every request it receives; ignores cancellation.
+        Plain = "plain",
+        /// Drops a request whose cancellation arrives before its effect commits.
+        HonoursCancel = "honours-cancel",
+        /// Remembers JSON-RPC ids it has seen, in memory (lost on a crash), and answers a
+        /// repeated id with the remembered result.
+        DedupById = "dedup-by-id",
+        /// Like `dedup-by-id`, but the id table survives a crash (kept with the ledger).
+        DedupByIdDurable = "dedup-by-id-durable",
+        /// Idempotency key records kept in memory only.
+        KeyVolatile = "key-volatile",
+        /// Key records stored durably, in the same atomic write as the effect.
+        KeyDurable = "key-durable",
+        /// Key records stored durably, but in a separate write after the effect.
+        KeyAfterEffect = "key-after-effect",
+        /// Durable and atomic, but a record can expire (bounded retention).
+        KeyExpiring = "key-expiring",
+    }
+);
+
+impl ServerImpl {
+    /// Whether this implementation keeps idempotency-key records.
+    pub fn uses_keys(self) -> bool {
+        matches!(self, Self::KeyVolatile | Self::KeyDurable | Self::KeyAfterEffect | Self::KeyExpiring)
+    }
+    /// Whether this implementation deduplicates by JSON-RPC id.
+    pub fn uses_ids(self) -> bool {
+        matches!(self, Self::DedupById | Self::DedupByIdDurable)
+    }
+}
+
+impl ClientPolicy {
+    /// Whether the client itself retries after this kind of failure.
+    pub fn retries_after(self, failure: crate::state::Failure) -> bool {
+        use crate::state::Failure as F;
+        match self {
+            Self::NoRetry | Self::FrameworkRetry => false,
+            Self::RetryOnTimeout => failure == F::Timeout,
+            Self::RetryOnDisconnect => failure == F::Disconnect,
+            Self::RetryAny => matches!(failure, F::Timeout | F::Disconnect | F::ErrorReply),
+        }
+    }
+}
+
+/// Largest number of logical calls the model takes.
+pub const MAX_CALLS: usize = 3;
+/// Largest number of attempts of one logical call (1 + retries).
+pub const MAX_ATTEMPTS: usize = 4;
+/// Largest number of server crashes.
+pub const MAX_CRASHES: u8 = 3;
+
+/// How far the model explores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Logical tool calls the client makes (1 to 3).
+    pub calls: u8,
+    /// Retries (or framework re-runs) per logical call (0 to 3).
+    pub retries: u8,
+    /// Server crashes (SIGKILL) in one run (0 to 3).
+    pub crashes: u8,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds { calls: 1, retries: 1, crashes: 1 }
+    }
+}
+
+/// One model configuration, without the profile itself (named by `profile`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Config {
+    /// Profile name or path.
+    pub profile: String,
+    /// Transport.
+    pub transport: Transport,
+    /// Client retry policy.
+    pub client: ClientPolicy,
+    /// Idempotency key lifetime.
+    pub key: KeyLifetime,
+    /// Server implementation.
+    pub server: ServerImpl,
+    /// Bounds.
+    pub bounds: Bounds,
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "--profile {} --transport {} --client {} --key {} --server {} --calls {} --retries {} --crashes {}",
+            self.profile,
+            self.transport,
+            self.client,
+            self.key,
+            self.server,
+            self.bounds.calls,
+            self.bounds.retries,
+            self.bounds.crashes
+        )
+    }
+}
+
+impl Config {
+    /// Check the bounds, and whether this configuration makes sense under `profile`.
+    /// `Err` holds a one-line reason; callers show such a cell as "not applicable".
+    pub fn applicable(&self, profile: &Profile) -> Result<(), String> {
+        let b = self.bounds;
+        if !(1..=MAX_CALLS as u8).contains(&b.calls) {
+            return Err(format!("--calls {} is out of range (1 to {MAX_CALLS})", b.calls));
+        }
+        if b.retries as usize >= MAX_ATTEMPTS {
+            return Err(format!("--retries {} is out of range (0 to {})", b.retries, MAX_ATTEMPTS - 1));
+        }
+        if b.crashes > MAX_CRASHES {
+            return Err(format!("--crashes {} is out of range (0 to {MAX_CRASHES})", b.crashes));
+        }
+        let k = &profile.knobs;
+        if self.key != KeyLifetime::None && k.idempotency_key.value == KeyPlacement::None {
+            return Err(format!("profile {} defines no idempotency key, so --key {} has nowhere to go", profile.name, self.key));
+        }
+        if self.key == KeyLifetime::PerStep && self.client != ClientPolicy::FrameworkRetry {
+            return Err("--key per-step differs from per-call only under --client framework-retry".into());
+        }
+        if self.server.uses_keys() && k.idempotency_semantics.value == KeySemantics::None {
+            return Err(format!("profile {} defines no idempotency key, so a key store is outside it", profile.name));
+        }
+        if self.server == ServerImpl::KeyExpiring && k.idempotency_retention.value != Retention::Bounded {
+            return Err(format!("profile {} does not allow key records to expire", profile.name));
+        }
+        if self.server == ServerImpl::KeyAfterEffect && k.idempotency_crash_window.value == CrashWindow::Closed {
+            return Err(format!("profile {} requires the key record to be atomic with the effect", profile.name));
+        }
+        Ok(())
+    }
+}

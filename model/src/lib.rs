@@ -1,0 +1,31 @@
+//! # mcp-once model
+//!
+//! A [stateright] model of MCP `tools/call` under client timeouts, cancellation, broken
+//! streams, server crashes and restarts, and retries, whose rules come from a spec profile
+//! (one revision or proposal of the MCP specification, see [`profile`]). It checks
+//! at-most-once execution and related properties ([`property`]), one property per run, so
+//! that each counterexample is a shortest one ([`search`]), and finds the worst case: the most
+//! side effects one logical call can reach within the bounds.
+//!
+//! Layout: [`config`] (the parameters users choose), [`state`] (the compact state),
+//! [`action`] (the versioned action vocabulary a replayer implements), [`model`] (the
+//! transition rules), [`rules`] (which profile knob allows each step), [`property`],
+//! [`search`].
+
+pub mod action;
+pub mod catalogue;
+pub mod config;
+pub mod model;
+pub mod profile;
+pub mod property;
+pub mod rules;
+pub mod search;
+pub mod state;
+
+pub use action::{Action, Actor, ACTION_VOCABULARY};
+pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+pub use model::McpModel;
+pub use profile::{Citation, Profile, ProfileError};
+pub use property::{Check, PropertyKind};
+pub use search::{check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WorstCase};
+pub use state::State;

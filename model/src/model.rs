@@ -1,0 +1,525 @@
+//! The stateright [`Model`]: which actions each state allows, and what each does.
+//!
+//! What it models: one client making up to three logical `tools/call`s in order (they may
+//! overlap), each with attempts; one server process with volatile memory and a durable ledger;
+//! the transport between them (stdio: one pipe each way, read in order; Streamable HTTP: one
+//! request and one response stream per attempt, in any order); client timeouts, cancellation
+//! per transport and revision, broken HTTP streams, server crashes (SIGKILL) and restarts,
+//! client retries, framework re-runs, idempotency keys and JSON-RPC ids as dedup keys, key
+//! records that expire, and outcome queries.
+//!
+//! What it leaves out, on purpose:
+//! - Time. A timeout, a crash or a broken stream can happen at any moment; durations are not
+//!   modelled, so everything a real clock allows is covered, and more.
+//! - Arguments. Every attempt of one logical call carries the same arguments, so "same key,
+//!   other arguments" never arises here; the conformance probe checks that rule on servers.
+//! - Message loss on a live stdio pipe (pipes do not lose bytes); responses already written
+//!   before a crash are still read by the client. Requests not yet read die with the process.
+//! - A cancellation overtaking its own request: the server reads a request before its
+//!   cancellation (stdio is one ordered pipe; on HTTP the stream belongs to the request).
+//! - Cancellations sent to servers that ignore them are not put in flight: reading one would
+//!   change nothing, so leaving it out cannot hide a violation.
+//! - HTTP session re-initialisation after a restart is taken as immediate and lossless.
+//! - The outcome query is one atomic exchange with the running server; its own loss is not
+//!   modelled.
+
+use crate::action::Action;
+use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport, MAX_ATTEMPTS};
+use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
+use crate::property::{Check, PropertyKind};
+use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, MAX_IDS};
+use stateright::{Model, Property};
+
+/// The knob values the model reads on every step, taken from the profile once.
+#[derive(Clone, Debug)]
+struct Rules {
+    ordered: bool,
+    id_scope: IdScope,
+    retry_id: RetryId,
+    cancel_on_timeout: bool,
+    disconnect_cancels: bool,
+    streams_resume: bool,
+    semantics: KeySemantics,
+}
+
+/// The model of one configuration under one profile, checking one property.
+#[derive(Clone, Debug)]
+pub struct McpModel {
+    /// The configuration.
+    pub config: Config,
+    /// The resolved profile.
+    pub profile: Profile,
+    /// What this run checks.
+    pub check: Check,
+    /// Whether states are compared in full (no reduction): set for servers that deduplicate by
+    /// JSON-RPC id, and by [`McpModel::without_reductions`].
+    pub detail: bool,
+    rules: Rules,
+}
+
+impl McpModel {
+    /// Build the model; `Err` if the configuration does not apply under the profile.
+    pub fn new(config: Config, profile: Profile, check: Check) -> Result<McpModel, String> {
+        config.applicable(&profile)?;
+        let k = &profile.knobs;
+        let http = config.transport == Transport::Http;
+        let rules = Rules {
+            ordered: !http,
+            id_scope: k.request_id_scope.value,
+            retry_id: k.retry_request_id.value,
+            cancel_on_timeout: k.timeout_sends_cancel.value
+                && (http || k.stdio_cancel.value != StdioCancel::None),
+            disconnect_cancels: http
+                && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream),
+            streams_resume: k.sse_resumability.value == Resumability::Required,
+            semantics: k.idempotency_semantics.value,
+        };
+        let detail = config.server.uses_ids();
+        Ok(McpModel { config, profile, check, detail, rules })
+    }
+
+    /// The same model with every reduction off: states compared in full, every server step
+    /// offered. Used to prove that the reductions change no verdict and no trace length.
+    pub fn without_reductions(&self) -> McpModel {
+        McpModel { detail: true, ..self.clone() }
+    }
+
+    /// The same model checking something else.
+    pub fn with_check(&self, check: Check) -> McpModel {
+        McpModel { check, ..self.clone() }
+    }
+
+    fn attempts_allowed(&self) -> u8 {
+        1 + self.config.bounds.retries
+    }
+
+    fn honours_cancel(&self) -> bool {
+        self.config.server == ServerImpl::HonoursCancel
+    }
+
+    /// Whether call `c` may still be retried (by the client, after an outcome query where the
+    /// profile has one, or by the framework).
+    pub fn may_retry(&self, s: &State, c: usize) -> bool {
+        let call = &s.calls[c];
+        if call.phase != Phase::Failed || call.sent >= self.attempts_allowed() {
+            return false;
+        }
+        self.config.client == ClientPolicy::FrameworkRetry || self.config.client.retries_after(call.failure)
+    }
+
+    /// Whether call `c` has been reported to the caller as failed, for good.
+    pub fn finally_failed(&self, s: &State, c: usize) -> bool {
+        s.calls[c].phase == Phase::Failed && !self.may_retry(s, c)
+    }
+
+    fn uses_status_query(&self) -> bool {
+        self.rules.semantics == KeySemantics::StatusQuery && self.config.key != KeyLifetime::None
+    }
+
+    fn key_of(&self, attempt: usize, step: u8) -> u8 {
+        match self.config.key {
+            KeyLifetime::None => 0,
+            KeyLifetime::PerCall => 1,
+            KeyLifetime::PerStep => step + 1,
+            KeyLifetime::PerAttempt => attempt as u8 + 1,
+        }
+    }
+
+    /// The JSON-RPC id a new attempt gets: the lowest id its profile allows, which is what an
+    /// SDK's counter does and what makes an id collision as likely as the rules permit.
+    fn next_id(&self, s: &State, c: usize, a: usize) -> u8 {
+        if self.rules.retry_id == RetryId::Same && a > 0 {
+            return s.attempts[c][a - 1].id;
+        }
+        match self.rules.id_scope {
+            IdScope::Session => s.next_id,
+            IdScope::Outstanding => {
+                let outstanding = |id: u8| {
+                    s.attempts.iter().flatten().any(|t| {
+                        t.id == id && matches!(t.client, ClientSide::Waiting | ClientSide::Abandoned | ClientSide::Broken)
+                    })
+                };
+                (1..=MAX_IDS as u8).find(|id| !outstanding(*id)).expect("ids exhausted")
+            }
+        }
+    }
+
+    fn send_attempt(&self, s: &mut State, c: usize, step: u8) {
+        let a = s.calls[c].sent as usize;
+        let id = self.next_id(s, c, a);
+        if self.rules.id_scope == IdScope::Session && id == s.next_id {
+            s.next_id += 1;
+        }
+        let up = s.server.up;
+        s.attempts[c][a] = Attempt {
+            id,
+            key: self.key_of(a, step),
+            client: ClientSide::Waiting,
+            server: if up { ServerSide::Unseen } else { ServerSide::Lost },
+        };
+        if up {
+            s.inbox.push(Msg::request(c, a), self.rules.ordered);
+        }
+        let call = &mut s.calls[c];
+        call.sent += 1;
+        call.step = step;
+        call.phase = Phase::Waiting;
+        call.failure = Failure::None;
+        call.queried = false;
+    }
+
+    fn fail(s: &mut State, c: usize, failure: Failure) {
+        s.calls[c].phase = Phase::Failed;
+        s.calls[c].failure = failure;
+        s.calls[c].queried = false;
+    }
+
+    fn key_bit(key: u8) -> u8 {
+        1 << (key - 1)
+    }
+
+    /// Whether the server holds a completed record for this key.
+    fn key_completed(&self, s: &State, c: usize, key: u8) -> bool {
+        let bit = Self::key_bit(key);
+        match self.config.server {
+            ServerImpl::KeyVolatile => s.keys_volatile[c] & bit != 0,
+            ServerImpl::KeyDurable | ServerImpl::KeyAfterEffect | ServerImpl::KeyExpiring => {
+                s.keys_durable[c] & bit != 0
+            }
+            _ => false,
+        }
+    }
+
+    fn store_key(&self, s: &mut State, c: usize, key: u8) {
+        let bit = Self::key_bit(key);
+        s.keys_running[c] &= !bit;
+        if self.config.server == ServerImpl::KeyVolatile {
+            s.keys_volatile[c] |= bit;
+        } else {
+            s.keys_durable[c] |= bit;
+        }
+    }
+
+    /// Where the request of `(c, a)` stands in the inbox: `Some(index)` if the server may read it
+    /// now (stdio: it is first in line).
+    fn readable(&self, s: &State, m: Msg) -> Option<usize> {
+        let index = s.inbox.iter().position(|x| x == m)?;
+        if self.rules.ordered && index != 0 {
+            return None;
+        }
+        if m.is_cancel() && s.inbox.contains(Msg::request(m.call(), m.attempt())) {
+            return None;
+        }
+        Some(index)
+    }
+
+    fn receive_request(&self, s: &mut State, c: usize, a: usize) {
+        let t = s.attempts[c][a];
+        let server = self.config.server;
+        let outcome = if server.uses_ids() {
+            let seen = s.ids_seen[t.id as usize];
+            if seen == 0 {
+                s.ids_seen[t.id as usize] = c as u8 + 1;
+                ServerSide::Pending
+            } else if seen & 0x80 != 0 {
+                ServerSide::RespondedReplay
+            } else {
+                ServerSide::RespondedError
+            }
+        } else if server.uses_keys() && t.key != 0 {
+            let bit = Self::key_bit(t.key);
+            match self.rules.semantics {
+                KeySemantics::Dedup if self.key_completed(s, c, t.key) => ServerSide::RespondedReplay,
+                KeySemantics::Dedup if s.keys_running[c] & bit != 0 => ServerSide::RespondedError,
+                _ => {
+                    s.keys_running[c] |= bit;
+                    ServerSide::Pending
+                }
+            }
+        } else {
+            ServerSide::Pending
+        };
+        s.attempts[c][a].server = outcome;
+    }
+
+    fn commit(&self, s: &mut State, c: usize, a: usize) {
+        s.ledger[c] = s.ledger[c].saturating_add(1);
+        let t = s.attempts[c][a];
+        let server = self.config.server;
+        let mut next = ServerSide::Committed;
+        if server.uses_ids() {
+            s.ids_seen[t.id as usize] |= 0x80;
+        } else if server.uses_keys() && t.key != 0 {
+            if server == ServerImpl::KeyAfterEffect {
+                next = ServerSide::Effected;
+            } else {
+                self.store_key(s, c, t.key);
+            }
+        }
+        s.attempts[c][a].server = next;
+    }
+
+    fn crash(&self, s: &mut State) {
+        s.server.up = false;
+        s.server.crashes += 1;
+        for t in s.attempts.iter_mut().flatten() {
+            let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
+            if in_transit || t.server.in_flight() {
+                t.server = ServerSide::Lost;
+            }
+        }
+        s.inbox.clear();
+        s.keys_running = [0; crate::config::MAX_CALLS];
+        s.keys_volatile = [0; crate::config::MAX_CALLS];
+        if self.config.server != ServerImpl::DedupByIdDurable {
+            s.ids_seen = [0; MAX_IDS + 1];
+        }
+    }
+}
+
+fn idx(call: u8, attempt: u8) -> (usize, usize) {
+    (call as usize, attempt as usize)
+}
+
+impl Model for McpModel {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![State::initial(self.detail)]
+    }
+
+    fn actions(&self, s: &State, out: &mut Vec<Action>) {
+        let cfg = &self.config;
+        let framework = cfg.client == ClientPolicy::FrameworkRetry;
+        for c in 0..cfg.bounds.calls as usize {
+            let call = s.calls[c];
+            let c8 = c as u8;
+            match call.phase {
+                Phase::Idle => {
+                    if c == 0 || s.calls[c - 1].phase != Phase::Idle {
+                        out.push(Action::ClientCall { call: c8 });
+                    }
+                    continue;
+                }
+                Phase::Waiting => {
+                    let a = s.latest(c).expect("waiting without an attempt");
+                    let t = s.attempts[c][a];
+                    let a8 = a as u8;
+                    if t.server.responded() {
+                        out.push(Action::ClientReceive { call: c8, attempt: a8 });
+                    }
+                    if t.server == ServerSide::Lost {
+                        out.push(Action::ClientSeesDisconnect { call: c8, attempt: a8 });
+                    }
+                    out.push(Action::ClientTimeout { call: c8, attempt: a8 });
+                    if cfg.transport == Transport::Http && t.server != ServerSide::Lost && !self.rules.streams_resume {
+                        out.push(Action::StreamBreak { call: c8, attempt: a8 });
+                    }
+                }
+                Phase::CancelPending => {
+                    let a = s.latest(c).expect("cancel without an attempt") as u8;
+                    out.push(Action::ClientCancel { call: c8, attempt: a });
+                }
+                Phase::Failed => {
+                    if self.may_retry(s, c) {
+                        let next = call.sent;
+                        if framework {
+                            out.push(Action::FrameworkRetry { call: c8, attempt: next });
+                        } else if self.uses_status_query() && !call.queried {
+                            if s.server.up {
+                                out.push(Action::ClientQueryOutcome { call: c8 });
+                            }
+                        } else {
+                            out.push(Action::ClientRetry { call: c8, attempt: next });
+                        }
+                    }
+                }
+                Phase::Succeeded => {
+                    if framework {
+                        out.push(Action::StepFails { call: c8 });
+                    }
+                }
+            }
+        }
+        if s.server.up {
+            for m in s.inbox.iter() {
+                if self.readable(s, m).is_some() {
+                    let (call, attempt) = (m.call() as u8, m.attempt() as u8);
+                    out.push(if m.is_cancel() {
+                        Action::ServerReceiveCancel { call, attempt }
+                    } else {
+                        Action::ServerReceive { call, attempt }
+                    });
+                }
+            }
+            for c in 0..cfg.bounds.calls as usize {
+                for a in 0..s.calls[c].sent as usize {
+                    let (call, attempt) = (c as u8, a as u8);
+                    match s.attempts[c][a].server {
+                        ServerSide::Pending => out.push(Action::ServerCommit { call, attempt }),
+                        ServerSide::Effected => out.push(Action::ServerStoreKey { call, attempt }),
+                        ServerSide::Committed
+                            if self.detail || s.attempts[c][a].client == ClientSide::Waiting =>
+                        {
+                            out.push(Action::ServerRespond { call, attempt })
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if s.server.crashes < cfg.bounds.crashes {
+                out.push(Action::ServerCrash);
+            }
+        } else {
+            out.push(Action::ServerRestart);
+        }
+        if cfg.server == ServerImpl::KeyExpiring {
+            for c in 0..cfg.bounds.calls as usize {
+                for key in 1..=MAX_ATTEMPTS as u8 {
+                    if s.keys_durable[c] & Self::key_bit(key) != 0 {
+                        out.push(Action::KeyExpires { call: c as u8, key });
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_state(&self, last: &State, action: Action) -> Option<State> {
+        let mut s = last.clone();
+        match action {
+            Action::ClientCall { call } => self.send_attempt(&mut s, call as usize, 0),
+            Action::ClientTimeout { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                s.attempts[c][a].client = ClientSide::Abandoned;
+                if self.rules.cancel_on_timeout {
+                    s.calls[c].phase = Phase::CancelPending;
+                    s.calls[c].failure = Failure::Timeout;
+                } else {
+                    Self::fail(&mut s, c, Failure::Timeout);
+                }
+            }
+            Action::ClientCancel { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                let open = matches!(s.attempts[c][a].server, ServerSide::Unseen | ServerSide::Pending);
+                if s.server.up && self.honours_cancel() && open {
+                    s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
+                }
+                Self::fail(&mut s, c, Failure::Timeout);
+            }
+            Action::ClientReceive { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                s.attempts[c][a].client = ClientSide::Answered;
+                if s.attempts[c][a].server == ServerSide::RespondedError {
+                    Self::fail(&mut s, c, Failure::ErrorReply);
+                } else {
+                    s.calls[c].phase = Phase::Succeeded;
+                    s.calls[c].failure = Failure::None;
+                }
+            }
+            Action::ClientSeesDisconnect { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                s.attempts[c][a].client = ClientSide::Broken;
+                Self::fail(&mut s, c, Failure::Disconnect);
+            }
+            Action::StreamBreak { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                let t = s.attempts[c][a];
+                s.attempts[c][a].client = ClientSide::Broken;
+                let open = matches!(t.server, ServerSide::Unseen | ServerSide::Pending);
+                if self.rules.disconnect_cancels && self.honours_cancel() && open {
+                    s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
+                }
+                Self::fail(&mut s, c, Failure::Disconnect);
+            }
+            Action::ClientQueryOutcome { call } => {
+                let c = call as usize;
+                let a = s.latest(c)?;
+                let key = s.attempts[c][a].key;
+                if key != 0 && self.key_completed(&s, c, key) {
+                    s.calls[c].phase = Phase::Succeeded;
+                    s.calls[c].failure = Failure::None;
+                } else if key != 0 && s.keys_running[c] & Self::key_bit(key) != 0 {
+                    return None; // "in progress": the client asks again later
+                } else {
+                    s.calls[c].queried = true;
+                }
+            }
+            Action::ClientRetry { call, .. } => {
+                let c = call as usize;
+                let step = s.calls[c].step;
+                self.send_attempt(&mut s, c, step);
+            }
+            Action::StepFails { call } => Self::fail(&mut s, call as usize, Failure::StepError),
+            Action::FrameworkRetry { call, .. } => {
+                let c = call as usize;
+                let step = s.calls[c].step + 1;
+                self.send_attempt(&mut s, c, step);
+            }
+            Action::ServerReceive { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                let index = self.readable(&s, Msg::request(c, a))?;
+                s.inbox.remove(index);
+                self.receive_request(&mut s, c, a);
+            }
+            Action::ServerReceiveCancel { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                let index = self.readable(&s, Msg::cancel(c, a))?;
+                s.inbox.remove(index);
+                if self.honours_cancel() && s.attempts[c][a].server == ServerSide::Pending {
+                    s.attempts[c][a].server = ServerSide::Dropped;
+                    let key = s.attempts[c][a].key;
+                    if key != 0 {
+                        s.keys_running[c] &= !Self::key_bit(key);
+                    }
+                }
+            }
+            Action::ServerCommit { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                self.commit(&mut s, c, a);
+            }
+            Action::ServerStoreKey { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                let key = s.attempts[c][a].key;
+                self.store_key(&mut s, c, key);
+                s.attempts[c][a].server = ServerSide::Committed;
+            }
+            Action::ServerRespond { call, attempt } => {
+                let (c, a) = idx(call, attempt);
+                s.attempts[c][a].server = ServerSide::RespondedOk;
+            }
+            Action::ServerCrash => self.crash(&mut s),
+            Action::ServerRestart => {
+                s.server.up = true;
+                s.next_id = 1;
+            }
+            Action::KeyExpires { call, key } => {
+                s.keys_durable[call as usize] &= !Self::key_bit(key);
+            }
+        }
+        Some(s)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        match self.check {
+            Check::Property(PropertyKind::AtMostOnce) => {
+                vec![Property::always(PropertyKind::AtMostOnce.as_str(), |m, s| m.holds(PropertyKind::AtMostOnce, s))]
+            }
+            Check::Property(PropertyKind::NoSilentEffect) => vec![Property::always(
+                PropertyKind::NoSilentEffect.as_str(),
+                |m, s| m.holds(PropertyKind::NoSilentEffect, s),
+            )],
+            Check::Property(PropertyKind::SuccessImpliesEffect) => vec![Property::always(
+                PropertyKind::SuccessImpliesEffect.as_str(),
+                |m, s| m.holds(PropertyKind::SuccessImpliesEffect, s),
+            )],
+            Check::Property(PropertyKind::ExactlyOnce) => {
+                vec![Property::always(PropertyKind::ExactlyOnce.as_str(), |m, s| m.holds(PropertyKind::ExactlyOnce, s))]
+            }
+            Check::EffectsBelow(_) => vec![Property::always(crate::property::EFFECTS_BELOW, |m: &McpModel, s: &State| {
+                let Check::EffectsBelow(k) = m.check else { unreachable!() };
+                s.worst_effects() < k
+            })],
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! Spec profiles: what one revision or proposal of the MCP specification requires or allows,
+//! as knobs the model reads.
+//!
+//! A profile is a TOML file in `specs/` (see `specs/README.md`). Every knob carries the clause
+//! it comes from (revision, file path in the specification repository, section, and a short
+//! quote), so each step of a counterexample can say which rule allowed it. A profile may
+//! `extends` another and override some of its knobs; a profile without `extends` sets them all.
+//!
+//! Loading fails with a one-line [`ProfileError`] naming the file, the line and what is wrong
+//! (a malformed file, an unknown knob or value, a missing citation, a knob that contradicts
+//! another).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Where a knob's value comes from in the specification text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Citation {
+    /// Specification revision or proposal the text belongs to (e.g. `2025-11-25`, `SEP-3182`).
+    pub revision: String,
+    /// File path inside the specification repository.
+    pub path: String,
+    /// Section heading inside that file.
+    pub section: String,
+    /// A short verbatim quote of the clause.
+    pub quote: String,
+    /// Optional reading of the clause (not spec text), e.g. when the rule is an absence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl fmt::Display for Citation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} § {}: \"{}\"", self.revision, self.path, self.section, self.quote)
+    }
+}
+
+/// One knob: its value, its citation, and the profile that set it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Knob<T> {
+    /// The value the model reads.
+    pub value: T,
+    /// The clause the value comes from.
+    pub cite: Citation,
+    /// Name of the profile that set this knob (the profile itself or one it extends).
+    pub set_by: String,
+}
+
+macro_rules! knob_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
+        }
+        impl $name {
+            /// The spelling used in profile files.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+
+knob_enum!(
+    /// Among which requests a JSON-RPC request id must be unique.
+    IdScope {
+        /// Unique within a session; a new session (a restarted stdio process) starts over.
+        Session = "session",
+        /// Unique among the sender's outstanding requests; reusable once answered.
+        Outstanding = "outstanding",
+    }
+);
+knob_enum!(
+    /// Which JSON-RPC id a retry of a lost request carries.
+    RetryId {
+        /// A new id (the same id is forbidden while the first is outstanding).
+        New = "new",
+        /// The id of the attempt it retries.
+        Same = "same",
+    }
+);
+knob_enum!(
+    /// What the text says about re-issuing a request whose outcome was lost.
+    Reissue {
+        /// Nothing is said; a client may retry on its own judgement.
+        Unspecified = "unspecified",
+        /// The client may retry against a fresh process or connection.
+        MayRetry = "may-retry",
+        /// The client must re-issue it as a new request with a new id.
+        MustReissue = "must-reissue",
+    }
+);
+knob_enum!(
+    /// How a client cancels a request on stdio.
+    StdioCancel {
+        /// A `notifications/cancelled` message on the same pipe.
+        Notification = "notification",
+        /// No cancellation exists.
+        None = "none",
+    }
+);
+knob_enum!(
+    /// How a client cancels a request on Streamable HTTP.
+    HttpCancel {
+        /// An explicit `notifications/cancelled` message, sent in its own POST.
+        Notification = "notification",
+        /// Closing the request's SSE response stream.
+        CloseStream = "close-stream",
+    }
+);
+knob_enum!(
+    /// Whether a broken SSE response stream can be resumed to receive the response.
+    Resumability {
+        /// Servers may offer it; the model takes a server that does not.
+        Optional = "optional",
+        /// Not part of the protocol.
+        None = "none",
+        /// Every server resumes streams while its process lives.
+        Required = "required",
+    }
+);
+knob_enum!(
+    /// What the text says about restarting a stdio server that exited unexpectedly.
+    RestartGuidance {
+        /// Nothing is said (the user or a supervisor restarts it).
+        Unspecified = "unspecified",
+        /// The client should restart it; in-flight requests are lost.
+        ClientShouldRestart = "client-should-restart",
+    }
+);
+knob_enum!(
+    /// Where an idempotency key travels in `tools/call`.
+    KeyPlacement {
+        /// The protocol defines no key.
+        None = "none",
+        /// `params.idempotencyKey`.
+        Params = "params",
+        /// A `_meta` entry.
+        Meta = "meta",
+        /// A tool argument.
+        Argument = "argument",
+    }
+);
+knob_enum!(
+    /// What a server does with the key.
+    KeySemantics {
+        /// Nothing: there is no key.
+        None = "none",
+        /// A repeated key is deduplicated: the stored result is replayed, nothing runs again.
+        Dedup = "dedup",
+        /// The key names an operation whose outcome the client can ask for before it retries;
+        /// the server does not deduplicate executions.
+        StatusQuery = "status-query",
+    }
+);
+knob_enum!(
+    /// What a server does with a duplicate that arrives while the original still executes.
+    InProgress {
+        /// Reject it at once with an error; the client may retry later.
+        Reject = "reject",
+        /// Not defined (no key semantics).
+        None = "none",
+    }
+);
+knob_enum!(
+    /// What a server does when a key comes back with other arguments.
+    Conflict {
+        /// Reject it; run nothing; do not return the stored result.
+        Reject = "reject",
+        /// Not defined (no key semantics).
+        None = "none",
+    }
+);
+knob_enum!(
+    /// How long a server keeps what it needs to answer a repeated key.
+    Retention {
+        /// A bounded window; a key presented after it may be treated as new.
+        Bounded = "bounded",
+        /// Forever.
+        Unbounded = "unbounded",
+        /// Not defined (no key semantics).
+        None = "none",
+    }
+);
+knob_enum!(
+    /// Whether the text allows a server to record the key after the effect (so that a crash
+    /// between the two loses the record).
+    CrashWindow {
+        /// Allowed: the ordering is unspecified and the duplicate after such a crash is admitted.
+        Admitted = "admitted",
+        /// Not allowed: the record must be atomic with the effect.
+        Closed = "closed",
+        /// Not defined (no key semantics).
+        None = "none",
+    }
+);
+
+/// Every knob the model reads, each with its citation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Knobs {
+    /// Uniqueness scope of JSON-RPC request ids.
+    pub request_id_scope: Knob<IdScope>,
+    /// Id carried by a retry.
+    pub retry_request_id: Knob<RetryId>,
+    /// Re-issue rule for lost requests.
+    pub reissue_lost_request: Knob<Reissue>,
+    /// Whether a timed-out request should be cancelled.
+    pub timeout_sends_cancel: Knob<bool>,
+    /// Cancellation on stdio.
+    pub stdio_cancel: Knob<StdioCancel>,
+    /// Cancellation on Streamable HTTP.
+    pub http_cancel: Knob<HttpCancel>,
+    /// Whether an HTTP disconnect is a cancellation of the request.
+    pub http_disconnect_is_cancel: Knob<bool>,
+    /// SSE stream resumability.
+    pub sse_resumability: Knob<Resumability>,
+    /// Restart guidance for stdio servers.
+    pub stdio_restart: Knob<RestartGuidance>,
+    /// Idempotency key placement.
+    pub idempotency_key: Knob<KeyPlacement>,
+    /// Idempotency key semantics.
+    pub idempotency_semantics: Knob<KeySemantics>,
+    /// In-progress duplicate handling.
+    pub idempotency_in_progress: Knob<InProgress>,
+    /// Same key, other arguments.
+    pub idempotency_conflict: Knob<Conflict>,
+    /// Retention of key records.
+    pub idempotency_retention: Knob<Retention>,
+    /// Whether recording the key after the effect is allowed.
+    pub idempotency_crash_window: Knob<CrashWindow>,
+}
+
+/// Whether a profile is a released revision or a proposal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProfileKind {
+    /// A released specification revision.
+    Revision,
+    /// A proposed change (a SEP or an alternative discussed in the field).
+    Proposal,
+}
+
+/// A loaded, fully resolved profile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    /// Short name users type (`mcp-2025-11-25`, `sep-3182`).
+    pub name: String,
+    /// One-line title.
+    pub title: String,
+    /// Revision or proposal.
+    pub kind: ProfileKind,
+    /// The protocol revision a server speaks under this profile (`2025-11-25`, `2026-07-28`).
+    pub revision: String,
+    /// The profile this one extends, if any.
+    pub extends: Option<String>,
+    /// Where the proposal text lives (URL or reference), if any.
+    pub source: Option<String>,
+    /// Where this profile was loaded from (`builtin:NAME` or a file path).
+    pub origin: String,
+    /// The knobs.
+    pub knobs: Knobs,
+}
+
+/// Why a profile could not be loaded. Its `Display` is one line naming the input and location.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file could not be read.
+    #[error("{file}: cannot read profile: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The file is not a valid profile: bad TOML, unknown field or value, wrong type.
+    #[error("{file}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A name that is neither a built-in profile nor an existing file.
+    #[error("unknown profile `{name}`: not a built-in profile ({known}) and no such file")]
+    Unknown {
+        /// What was asked for.
+        name: String,
+        /// The built-in names.
+        known: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKnob<T> {
+    value: toml::Spanned<T>,
+    cite: Citation,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: String,
+    title: String,
+    kind: ProfileKind,
+    revision: String,
+    #[serde(default)]
+    extends: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    knobs: RawKnobs,
+}
+
+macro_rules! raw_knobs {
+    ($($field:ident : $ty:ty),+ $(,)?) => {
+        #[derive(Deserialize, Default)]
+        #[serde(deny_unknown_fields)]
+        struct RawKnobs { $(#[serde(default)] $field: Option<RawKnob<$ty>>),+ }
+
+        /// The names of every knob, in file order.
+        pub const KNOB_NAMES: &[&str] = &[$(stringify!($field)),+];
+
+        fn merge_knobs(
+            file: &str,
+            text: &str,
+            set_by: &str,
+            raw: RawKnobs,
+            base: Option<Knobs>,
+        ) -> Result<(Knobs, BTreeMap<&'static str, Range<usize>>), ProfileError> {
+            let mut spans = BTreeMap::new();
+            let knobs = Knobs {
+                $($field: match (raw.$field, base.as_ref()) {
+                    (Some(k), _) => {
+                        spans.insert(stringify!($field), k.value.span());
+                        Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string() }
+                    }
+                    (None, Some(b)) => b.$field.clone(),
+                    (None, None) => {
+                        return Err(invalid(file, text, 0..0, format!(
+                            "missing knob `knobs.{}` (a profile without `extends` sets every knob)",
+                            stringify!($field)
+                        )))
+                    }
+                }),+
+            };
+            Ok((knobs, spans))
+        }
+    };
+}
+
+raw_knobs!(
+    request_id_scope: IdScope,
+    retry_request_id: RetryId,
+    reissue_lost_request: Reissue,
+    timeout_sends_cancel: bool,
+    stdio_cancel: StdioCancel,
+    http_cancel: HttpCancel,
+    http_disconnect_is_cancel: bool,
+    sse_resumability: Resumability,
+    stdio_restart: RestartGuidance,
+    idempotency_key: KeyPlacement,
+    idempotency_semantics: KeySemantics,
+    idempotency_in_progress: InProgress,
+    idempotency_conflict: Conflict,
+    idempotency_retention: Retention,
+    idempotency_crash_window: CrashWindow,
+);
+
+/// The profiles shipped with mcp-once: (name, file path in the repository, text).
+pub const BUILTIN_PROFILES: &[(&str, &str, &str)] = &[
+    ("mcp-2025-11-25", "specs/mcp-2025-11-25.toml", include_str!("../../specs/mcp-2025-11-25.toml")),
+    ("mcp-2026-07-28", "specs/mcp-2026-07-28.toml", include_str!("../../specs/mcp-2026-07-28.toml")),
+    ("sep-3182", "specs/proposals/sep-3182.toml", include_str!("../../specs/proposals/sep-3182.toml")),
+    (
+        "outcome-query",
+        "specs/proposals/outcome-query.toml",
+        include_str!("../../specs/proposals/outcome-query.toml"),
+    ),
+];
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(offset, |nl| offset - nl - 1) + 1;
+    (line, column)
+}
+
+fn invalid(file: &str, text: &str, span: Range<usize>, message: String) -> ProfileError {
+    let (line, column) = line_col(text, span.start);
+    ProfileError::Invalid { file: file.to_string(), line, column, message }
+}
+
+impl Profile {
+    /// Load a built-in profile by name, or a profile file by path.
+    pub fn load(name_or_path: &str) -> Result<Profile, ProfileError> {
+        Self::load_nested(name_or_path, None, 0)
+    }
+
+    /// Names of the built-in profiles.
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN_PROFILES.iter().map(|(n, _, _)| *n).collect()
+    }
+
+    /// Parse a profile from text; `file` names it in errors, `dir` resolves a relative `extends`.
+    pub fn parse(file: &str, text: &str, dir: Option<&Path>) -> Result<Profile, ProfileError> {
+        Self::parse_nested(file, text, dir, 0)
+    }
+
+    fn load_nested(name: &str, dir: Option<&Path>, depth: usize) -> Result<Profile, ProfileError> {
+        if let Some((n, path, text)) = BUILTIN_PROFILES.iter().find(|(n, _, _)| *n == name) {
+            let mut p = Self::parse_nested(path, text, None, depth)?;
+            p.origin = format!("builtin:{n}");
+            return Ok(p);
+        }
+        let mut candidates = vec![PathBuf::from(name)];
+        if let Some(d) = dir {
+            candidates.insert(0, d.join(name));
+            candidates.insert(1, d.join(format!("{name}.toml")));
+        }
+        let Some(path) = candidates.into_iter().find(|p| p.is_file()) else {
+            return Err(ProfileError::Unknown {
+                name: name.to_string(),
+                known: Self::builtin_names().join(", "),
+            });
+        };
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| ProfileError::Read { file: file.clone(), reason: e.to_string() })?;
+        Self::parse_nested(&file, &text, path.parent(), depth)
+    }
+
+    fn parse_nested(
+        file: &str,
+        text: &str,
+        dir: Option<&Path>,
+        depth: usize,
+    ) -> Result<Profile, ProfileError> {
+        let raw: RawProfile = toml::from_str(text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            invalid(file, text, span, e.message().trim().replace('\n', " "))
+        })?;
+        let base = match &raw.extends {
+            None => None,
+            Some(ext) => {
+                if depth >= 8 {
+                    return Err(invalid(file, text, ext.span(), "`extends` chain longer than 8 (a cycle?)".into()));
+                }
+                let parent = Self::load_nested(ext.get_ref(), dir, depth + 1).map_err(|e| {
+                    invalid(file, text, ext.span(), format!("cannot load `extends = \"{}\"`: {e}", ext.get_ref()))
+                })?;
+                Some(parent.knobs)
+            }
+        };
+        let (knobs, spans) = merge_knobs(file, text, &raw.name, raw.knobs, base)?;
+        let profile = Profile {
+            name: raw.name,
+            title: raw.title,
+            kind: raw.kind,
+            revision: raw.revision,
+            extends: raw.extends.map(|e| e.into_inner()),
+            source: raw.source,
+            origin: file.to_string(),
+            knobs,
+        };
+        if let Err((knob, message)) = profile.validate() {
+            let span = spans.get(knob).cloned().unwrap_or(0..0);
+            return Err(invalid(file, text, span, message));
+        }
+        Ok(profile)
+    }
+
+    /// Check that the knobs agree with each other; on error, the knob to blame and why.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let k = &self.knobs;
+        if !matches!(self.revision.as_str(), "2025-11-25" | "2026-07-28") {
+            return Err(("", format!("`revision = \"{}\"`: the model knows 2025-11-25 and 2026-07-28", self.revision)));
+        }
+        let has_key = k.idempotency_key.value != KeyPlacement::None;
+        let has_sem = k.idempotency_semantics.value != KeySemantics::None;
+        if has_key != has_sem {
+            return Err((
+                "idempotency_semantics",
+                "`idempotency_key` and `idempotency_semantics` must both be `none` or both be set".into(),
+            ));
+        }
+        let dedup = k.idempotency_semantics.value == KeySemantics::Dedup;
+        if dedup && k.idempotency_in_progress.value == InProgress::None {
+            return Err(("idempotency_in_progress", "key semantics `dedup` needs an in-progress rule".into()));
+        }
+        if has_key && k.idempotency_retention.value == Retention::None {
+            return Err(("idempotency_retention", "a profile with a key needs a retention rule".into()));
+        }
+        if has_key && k.idempotency_crash_window.value == CrashWindow::None {
+            return Err(("idempotency_crash_window", "a profile with a key needs a crash-window rule".into()));
+        }
+        Ok(())
+    }
+
+    /// Every knob as (name, value, citation, set_by), in file order, for reports.
+    pub fn knob_table(&self) -> Vec<(&'static str, String, &Citation, &str)> {
+        let k = &self.knobs;
+        macro_rules! row {
+            ($f:ident) => {
+                (stringify!($f), k.$f.value.to_string(), &k.$f.cite, k.$f.set_by.as_str())
+            };
+        }
+        vec![
+            row!(request_id_scope),
+            row!(retry_request_id),
+            row!(reissue_lost_request),
+            row!(timeout_sends_cancel),
+            row!(stdio_cancel),
+            row!(http_cancel),
+            row!(http_disconnect_is_cancel),
+            row!(sse_resumability),
+            row!(stdio_restart),
+            row!(idempotency_key),
+            row!(idempotency_semantics),
+            row!(idempotency_in_progress),
+            row!(idempotency_conflict),
+            row!(idempotency_retention),
+            row!(idempotency_crash_window),
+        ]
+    }
+
+    /// The citation of a knob by name.
+    pub fn cite(&self, knob: &str) -> Option<&Citation> {
+        self.knob_table().into_iter().find(|(n, ..)| *n == knob).map(|(_, _, c, _)| c)
+    }
+}

@@ -1,0 +1,139 @@
+//! Which profile knob allows each step, and what the step means in plain words. This is how a
+//! counterexample carries its citations: every step names the knobs behind it, and every knob
+//! names its clause.
+
+use crate::action::Action;
+use crate::config::{ServerImpl, Transport};
+use crate::model::McpModel;
+use crate::profile::Citation;
+use crate::state::{ServerSide, State};
+
+/// The knobs (by name) whose values allow `action` under this model's configuration.
+pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<&'static str> {
+    let http = model.config.transport == Transport::Http;
+    let server = model.config.server;
+    match action {
+        Action::ClientCall { .. } => vec!["request_id_scope"],
+        Action::ClientTimeout { .. } => vec!["timeout_sends_cancel"],
+        Action::ClientCancel { .. } => vec![if http { "http_cancel" } else { "stdio_cancel" }],
+        Action::ClientReceive { .. } => vec![],
+        Action::ClientSeesDisconnect { .. } => vec!["stdio_restart"],
+        Action::ClientQueryOutcome { .. } => vec!["idempotency_semantics"],
+        Action::ClientRetry { .. } => vec!["reissue_lost_request", "retry_request_id", "request_id_scope"],
+        Action::StepFails { .. } => vec![],
+        Action::FrameworkRetry { .. } => vec!["reissue_lost_request", "request_id_scope"],
+        Action::StreamBreak { .. } => vec!["sse_resumability", "http_disconnect_is_cancel"],
+        Action::ServerReceive { .. } if server.uses_keys() => {
+            vec!["idempotency_key", "idempotency_semantics", "idempotency_in_progress"]
+        }
+        Action::ServerReceive { .. } if server.uses_ids() => vec!["request_id_scope"],
+        Action::ServerReceive { .. } => vec![],
+        Action::ServerReceiveCancel { .. } => vec![if http { "http_cancel" } else { "stdio_cancel" }],
+        Action::ServerCommit { .. } if server == ServerImpl::KeyAfterEffect => vec!["idempotency_crash_window"],
+        Action::ServerCommit { .. } => vec![],
+        Action::ServerStoreKey { .. } => vec!["idempotency_crash_window"],
+        Action::ServerRespond { .. } => vec![],
+        Action::ServerCrash => vec![],
+        Action::ServerRestart => vec!["stdio_restart"],
+        Action::KeyExpires { .. } => vec!["idempotency_retention"],
+    }
+}
+
+/// The citations behind `action`, as (knob, value, citation).
+pub fn citations<'m>(model: &'m McpModel, action: &Action) -> Vec<(&'static str, String, &'m Citation)> {
+    let table = model.profile.knob_table();
+    knobs_for(model, action)
+        .into_iter()
+        .filter_map(|k| table.iter().find(|(n, ..)| *n == k).map(|(n, v, c, _)| (*n, v.clone(), *c)))
+        .collect()
+}
+
+/// One sentence saying what `action` did, taking `before` to `after`.
+pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State) -> String {
+    let http = model.config.transport == Transport::Http;
+    let id = |c: u8, a: u8| after.attempts[c as usize][a as usize].id;
+    let key = |c: u8, a: u8| match after.attempts[c as usize][a as usize].key {
+        0 => String::new(),
+        k => format!(", idempotency key k{c}.{}", k - 1),
+    };
+    match *action {
+        Action::ClientCall { call } => {
+            format!("client sends tools/call for logical call {call} (JSON-RPC id {}{})", id(call, 0), key(call, 0))
+        }
+        Action::ClientTimeout { call, attempt } => {
+            format!("client times out waiting for id {} and stops waiting", id(call, attempt))
+        }
+        Action::ClientCancel { call, attempt } => {
+            let how = if http && model.profile.knobs.http_cancel.value == crate::profile::HttpCancel::CloseStream {
+                "closes the response stream of"
+            } else {
+                "sends notifications/cancelled for"
+            };
+            format!("client {how} id {}", id(call, attempt))
+        }
+        Action::ClientReceive { call, attempt } => {
+            let what = match after.attempts[call as usize][attempt as usize].server {
+                ServerSide::RespondedReplay => "the replayed result of an earlier request",
+                ServerSide::RespondedError => "an error (duplicate in progress)",
+                _ => "a success result",
+            };
+            format!("client receives {what} for id {}; logical call {call} is now {:?}", id(call, attempt), after.calls[call as usize].phase)
+        }
+        Action::ClientSeesDisconnect { call, attempt } => {
+            format!("client sees the connection close; id {} fails with a transport error", id(call, attempt))
+        }
+        Action::ClientQueryOutcome { call } => {
+            let answer = if after.calls[call as usize].queried { "unknown" } else { "completed, with its stored result" };
+            format!("client asks the server for the outcome of logical call {call}: {answer}")
+        }
+        Action::ClientRetry { call, attempt } => format!(
+            "client retries logical call {call} as attempt {attempt} (JSON-RPC id {}{})",
+            id(call, attempt),
+            key(call, attempt)
+        ),
+        Action::StepFails { call } => {
+            format!("the step around logical call {call} raises an error after the call returned")
+        }
+        Action::FrameworkRetry { call, attempt } => format!(
+            "framework re-runs the step: logical call {call} is sent again as attempt {attempt} (JSON-RPC id {}{})",
+            id(call, attempt),
+            key(call, attempt)
+        ),
+        Action::StreamBreak { call, attempt } => {
+            format!("the HTTP response stream of id {} breaks; the client sees a transport error", id(call, attempt))
+        }
+        Action::ServerReceive { call, attempt } => {
+            let what = match after.attempts[call as usize][attempt as usize].server {
+                ServerSide::RespondedReplay => "recognises a duplicate and replays the stored result",
+                ServerSide::RespondedError => "rejects it: a request with this key (or id) is in progress",
+                _ => "starts the tool",
+            };
+            format!("server reads tools/call id {} and {what}", id(call, attempt))
+        }
+        Action::ServerReceiveCancel { call, attempt } => {
+            let dropped = after.attempts[call as usize][attempt as usize].server == ServerSide::Dropped
+                && before.attempts[call as usize][attempt as usize].server != ServerSide::Dropped;
+            let what = if dropped { "stops the tool before its effect" } else { "ignores it (already done)" };
+            format!("server reads the cancellation of id {} and {what}", id(call, attempt))
+        }
+        Action::ServerCommit { call, attempt } => format!(
+            "server commits the side effect of id {} (logical call {call} now has {} in the ledger)",
+            id(call, attempt),
+            after.ledger[call as usize]
+        ),
+        Action::ServerStoreKey { call, attempt } => {
+            format!("server stores the idempotency record of id {}, after the effect", id(call, attempt))
+        }
+        Action::ServerRespond { call, attempt } => format!("server writes the result of id {}", id(call, attempt)),
+        Action::ServerCrash => "server process is killed (SIGKILL): memory and unread requests are lost, the ledger is kept".into(),
+        Action::ServerRestart => match model.profile.knobs.request_id_scope.value {
+            crate::profile::IdScope::Session => {
+                "server process is started again (a new session: request ids start over)".into()
+            }
+            crate::profile::IdScope::Outstanding => "server process is started again".into(),
+        },
+        Action::KeyExpires { call, key } => {
+            format!("the record of key k{call}.{} leaves the server's retention window", key - 1)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Running the checker: one property per stateright run (breadth-first, one thread), which
+//! makes every counterexample a shortest one; the worst-case search; and an independent
+//! breadth-first search used to verify that claim.
+//!
+//! Why one property per run: stateright 0.31 overwrites a property's discovery with later,
+//! deeper ones when a run checks several properties (see `shared/research/stateright.md`), so
+//! its counterexamples are shortest only when a run has a single property.
+
+use crate::action::Action;
+use crate::model::McpModel;
+use crate::property::{Check, PropertyKind, EFFECTS_BELOW};
+use crate::state::State;
+use serde::Serialize;
+use stateright::{Checker, HasDiscoveries, Model};
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+/// A path of the model from its initial state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Counterexample {
+    /// The states, first to last (`actions.len() + 1` of them).
+    pub states: Vec<State>,
+    /// The actions between them.
+    pub actions: Vec<Action>,
+    /// stateright's action-index path (`0/2/1/...`), as the Explorer's URLs take it.
+    pub index_path: String,
+}
+
+impl Counterexample {
+    /// Number of actions.
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+    /// Whether the path has no action.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+    /// Side effects of the worst logical call in the last state.
+    pub fn effects(&self) -> u8 {
+        self.states.last().map_or(0, State::worst_effects)
+    }
+}
+
+/// Holds or violated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No reachable state violates the property (the search was exhaustive).
+    Holds,
+    /// A reachable state violates it; see the counterexample.
+    Violated,
+}
+
+/// Counts from one checker run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Unique states explored.
+    pub states: usize,
+    /// States generated, repeats included.
+    pub generated: usize,
+    /// Largest depth reached.
+    pub depth: usize,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// The result of checking one property.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    /// The property.
+    pub property: PropertyKind,
+    /// Holds or violated.
+    pub verdict: Verdict,
+    /// A shortest counterexample, when violated.
+    pub counterexample: Option<Counterexample>,
+    /// Counts.
+    pub stats: Stats,
+}
+
+/// The largest number of side effects one logical call can reach within the bounds.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorstCase {
+    /// That number.
+    pub effects: u8,
+    /// A shortest path reaching it (none when it is 0).
+    pub trace: Option<Counterexample>,
+    /// Counts, summed over the runs it took.
+    pub stats: Stats,
+}
+
+fn run(model: &McpModel, name: &'static str) -> (Option<Counterexample>, Stats) {
+    let started = Instant::now();
+    let checker = model
+        .clone()
+        .checker()
+        .threads(1)
+        .finish_when(HasDiscoveries::AnyFailures)
+        .spawn_bfs()
+        .join();
+    let stats = Stats {
+        states: checker.unique_state_count(),
+        generated: checker.state_count(),
+        depth: checker.max_depth(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let cex = checker.discovery(name).map(|path| {
+        let index_path = path.encode(model);
+        let pairs = path.into_vec();
+        let states = pairs.iter().map(|(s, _)| s.clone()).collect();
+        let actions = pairs.iter().filter_map(|(_, a)| *a).collect();
+        Counterexample { states, actions, index_path }
+    });
+    (cex, stats)
+}
+
+/// Check one property exhaustively within the model's bounds.
+pub fn check_property(model: &McpModel, property: PropertyKind) -> CheckResult {
+    let m = model.with_check(Check::Property(property));
+    let (counterexample, stats) = run(&m, property.as_str());
+    let verdict = if counterexample.is_some() { Verdict::Violated } else { Verdict::Holds };
+    CheckResult { property, verdict, counterexample, stats }
+}
+
+/// Find the worst case: the largest per-call effect count reachable, with a shortest path.
+pub fn worst_case(model: &McpModel) -> WorstCase {
+    let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };
+    for k in 1..=u8::MAX {
+        let (cex, stats) = run(&model.with_check(Check::EffectsBelow(k)), EFFECTS_BELOW);
+        best.stats.states = best.stats.states.max(stats.states);
+        best.stats.generated += stats.generated;
+        best.stats.depth = best.stats.depth.max(stats.depth);
+        best.stats.seconds += stats.seconds;
+        match cex {
+            Some(trace) => {
+                best.effects = trace.effects();
+                best.trace = Some(trace);
+            }
+            None => break,
+        }
+    }
+    best
+}
+
+/// An independent breadth-first search (no stateright, full states as keys): the length of a
+/// shortest path from the initial state to a state where `bad` is true, or `None` if no
+/// reachable state is bad. Used to verify that reported counterexamples are shortest.
+pub fn shortest_path_len(model: &McpModel, bad: impl Fn(&State) -> bool) -> Option<usize> {
+    let mut seen: HashMap<State, usize> = HashMap::new();
+    let mut queue = VecDeque::new();
+    for s in model.init_states() {
+        if bad(&s) {
+            return Some(0);
+        }
+        seen.insert(s.clone(), 0);
+        queue.push_back(s);
+    }
+    let mut actions = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        let depth = seen[&s];
+        actions.clear();
+        model.actions(&s, &mut actions);
+        for a in actions.drain(..) {
+            let Some(next) = model.next_state(&s, a) else { continue };
+            if seen.contains_key(&next) {
+                continue;
+            }
+            if bad(&next) {
+                return Some(depth + 1);
+            }
+            seen.insert(next.clone(), depth + 1);
+            queue.push_back(next);
+        }
+    }
+    None
+}
+
+/// Replay `actions` from the initial state, checking that each is one the model offers in the
+/// state it is taken from. `Err((step, reason))` names the first step (1-based) that is not.
+pub fn replay(model: &McpModel, actions: &[Action]) -> Result<Vec<State>, (usize, String)> {
+    let mut states = model.init_states();
+    let mut offered = Vec::new();
+    for (i, a) in actions.iter().enumerate() {
+        let s = states.last().expect("a state").clone();
+        offered.clear();
+        model.actions(&s, &mut offered);
+        if !offered.contains(a) {
+            let names: Vec<String> = offered.iter().map(|x| x.to_string()).collect();
+            return Err((i + 1, format!("{a} is not possible here (possible: {})", names.join(", "))));
+        }
+        match model.next_state(&s, *a) {
+            Some(next) => states.push(next),
+            None => return Err((i + 1, format!("{a} changes nothing here"))),
+        }
+    }
+    Ok(states)
+}
