@@ -1,1 +1,365 @@
-fn main() {}
+//! `mcp-once`: model-check MCP tool calls for at-most-once execution under each revision of the
+//! specification and each proposal.
+//!
+//! Exit codes (as Maelstrom's): 0 every checked property holds, 1 a property is violated, 2 no
+//! verdict could be established (bad input, a configuration that does not apply).
+
+mod report;
+mod run;
+
+use anyhow::{anyhow, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_once_model::catalogue::matrix_bounds;
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
+use report::{cell_json, check_text, colour, short_verdict, summary_counts};
+use run::{builtins, profile_for, run_cells, Cell};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(name = "mcp-once", version, about = "Prove, and show, when an MCP tool call can run twice.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check one configuration; with no configuration flags, the built-in default matrix.
+    #[command(after_help = "Examples:\n  mcp-once check\n  mcp-once check --profile sep-3182 --transport http --client retry-any --server key-volatile --key per-call --crashes 1\n  mcp-once check --profile specs/proposals/my-sep.toml --server key-durable --key per-call --calls 2 --retries 2 --format json --out traces\n  mcp-once check --trace traces/mcp-2025-11-25__stdio__...__at-most-once.itf.json")]
+    Check(CheckArgs),
+    /// Check every built-in cell (profiles x transports x client policies x servers) as a table.
+    #[command(after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces")]
+    Matrix(MatrixArgs),
+    /// List the built-in profiles, or show one profile's knobs with their citations.
+    #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
+    Profiles {
+        /// A profile name or file to show.
+        profile: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
+    s.parse()
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Profile: a built-in name (mcp-2025-11-25, mcp-2026-07-28, sep-3182, outcome-query) or a file.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Transport: stdio or http.
+    #[arg(long, value_parser = parse::<Transport>)]
+    transport: Option<Transport>,
+    /// Client policy: no-retry, retry-on-timeout, retry-on-disconnect, retry-any, framework-retry.
+    #[arg(long, value_parser = parse::<ClientPolicy>)]
+    client: Option<ClientPolicy>,
+    /// Idempotency key lifetime: none, per-call, per-attempt, per-step.
+    #[arg(long, value_parser = parse::<KeyLifetime>)]
+    key: Option<KeyLifetime>,
+    /// Server: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, key-volatile, key-durable, key-after-effect, key-expiring.
+    #[arg(long, value_parser = parse::<ServerImpl>)]
+    server: Option<ServerImpl>,
+    /// Logical calls (1 to 3).
+    #[arg(long)]
+    calls: Option<u8>,
+    /// Retries, or framework re-runs, per call (0 to 3).
+    #[arg(long)]
+    retries: Option<u8>,
+    /// Server crashes (0 to 3).
+    #[arg(long)]
+    crashes: Option<u8>,
+    /// One property (at-most-once, no-silent-effect, success-implies-effect, exactly-once) or all.
+    #[arg(long, default_value = "all")]
+    property: String,
+    /// Output format: text or json.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Write each counterexample (and the worst case) as an ITF trace file in this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Check a trace file against the model instead: is it a real path that violates its property?
+    #[arg(long, conflicts_with_all = ["profile", "transport", "client", "key", "server", "calls", "retries", "crashes"])]
+    trace: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct MatrixArgs {
+    /// Profiles to include (default: every built-in). Repeat the flag for several.
+    #[arg(long)]
+    profile: Vec<String>,
+    /// Output format: text, markdown or json.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Write every counterexample trace to this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn properties(arg: &str) -> Result<Vec<PropertyKind>> {
+    if arg == "all" {
+        return Ok(PropertyKind::ALL.to_vec());
+    }
+    Ok(vec![arg.parse::<PropertyKind>().map_err(|e| anyhow!("--property: {e}"))?])
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn exit_for(cells: &[Cell]) -> ExitCode {
+    let any_violated = cells.iter().any(|c| matches!(&c.outcome, Ok(k) if k.any_violated()));
+    let any_inapplicable = cells.iter().any(|c| c.outcome.is_err());
+    if any_violated {
+        ExitCode::from(1)
+    } else if any_inapplicable && cells.len() == 1 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
+    mcp_once_model::catalogue::matrix(profiles)
+        .into_iter()
+        .map(|c| {
+            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
+            (c, p)
+        })
+        .collect()
+}
+
+fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
+    if let Some(path) = &a.trace {
+        return check_trace(path);
+    }
+    let props = properties(&a.property)?;
+    let single = a.profile.is_some()
+        || a.transport.is_some()
+        || a.client.is_some()
+        || a.key.is_some()
+        || a.server.is_some()
+        || a.calls.is_some()
+        || a.retries.is_some()
+        || a.crashes.is_some();
+    if !single {
+        let profiles = builtins();
+        let cells = run_cells(default_matrix(&profiles), &props, a.out.as_deref(), threads(), &|| {})?;
+        match a.format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?),
+            _ => print!("{}", matrix_summary(&cells)),
+        }
+        return Ok(exit_for(&cells));
+    }
+    let mut loaded = builtins();
+    let profile_name = a.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
+    let profile = profile_for(&profile_name, &mut loaded)?;
+    let server = a.server.unwrap_or(ServerImpl::Plain);
+    let client = a.client.unwrap_or(ClientPolicy::RetryOnTimeout);
+    let key = a.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None });
+    let d = Bounds { calls: 1, retries: 1, crashes: 1 };
+    let config = Config {
+        profile: profile_name,
+        transport: a.transport.unwrap_or(Transport::Stdio),
+        client,
+        key,
+        server,
+        bounds: Bounds {
+            calls: a.calls.unwrap_or(d.calls),
+            retries: a.retries.unwrap_or(d.retries),
+            crashes: a.crashes.unwrap_or(d.crashes),
+        },
+    };
+    if let Err(reason) = config.applicable(&profile) {
+        return Err(anyhow!("configuration does not apply: {reason}"));
+    }
+    let cells = run_cells(vec![(config, profile)], &props, a.out.as_deref(), 1, &|| {})?;
+    match a.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&cell_json(&cells[0]))?),
+        _ => print!("{}", check_text(&cells[0], colour())),
+    }
+    Ok(exit_for(&cells))
+}
+
+fn check_trace(path: &PathBuf) -> Result<ExitCode> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
+    let trace = TraceFile::parse(&file, &text)?;
+    let mut loaded = builtins();
+    let profile = profile_for(&trace.config.profile, &mut loaded)?;
+    let steps = trace.validate(&file, &profile)?;
+    println!(
+        "{file}: valid: a {steps}-step path of the model under {} that reaches `{}`",
+        trace.config, trace.property
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn matrix_summary(cells: &[Cell]) -> String {
+    let (checked, na, safe) = summary_counts(cells);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "mcp-once: default matrix: {} cells ({} checked, {} not applicable), bounds per cell: {} calls, {} retry ({} framework re-runs), {} crash\n\n",
+        cells.len(),
+        checked,
+        na,
+        matrix_bounds(ClientPolicy::RetryAny).calls,
+        matrix_bounds(ClientPolicy::RetryAny).retries,
+        matrix_bounds(ClientPolicy::FrameworkRetry).retries,
+        matrix_bounds(ClientPolicy::RetryAny).crashes,
+    ));
+    out.push_str("cells where at-most-once holds (everything else double-executes):\n");
+    for c in cells {
+        if let Ok(k) = &c.outcome {
+            if k.results.iter().any(|r| r.property == PropertyKind::AtMostOnce && r.counterexample.is_none()) {
+                let cfg = &c.config;
+                out.push_str(&format!(
+                    "  {:<15} {:<5} {:<19} {:<9} {:<20} exactly-once {}, no-silent-effect {}\n",
+                    cfg.profile,
+                    cfg.transport.as_str(),
+                    cfg.client.as_str(),
+                    cfg.key.as_str(),
+                    cfg.server.as_str(),
+                    short_verdict(c, PropertyKind::ExactlyOnce),
+                    short_verdict(c, PropertyKind::NoSilentEffect),
+                ));
+            }
+        }
+    }
+    let worst = cells.iter().filter_map(|c| c.outcome.as_ref().ok()).map(|k| k.worst.effects).max().unwrap_or(0);
+    let secs: f64 = cells.iter().filter_map(|c| c.outcome.as_ref().ok()).map(|k| k.stats.seconds).sum();
+    out.push_str(&format!(
+        "\nsummary: {checked} cells checked; every property holds in {safe}; at-most-once holds in {}; worst case {worst} effects for one logical call; {:.1} s of search\n",
+        cells
+            .iter()
+            .filter(|c| matches!(&c.outcome, Ok(k) if k.results.iter().any(|r| r.property == PropertyKind::AtMostOnce && r.counterexample.is_none())))
+            .count(),
+        secs
+    ));
+    out.push_str("full table: mcp-once matrix; one cell with its traces: mcp-once check --profile ... --server ...\n");
+    out
+}
+
+fn cmd_matrix(a: MatrixArgs) -> Result<ExitCode> {
+    let mut loaded = builtins();
+    let profiles: Vec<Profile> = if a.profile.is_empty() {
+        loaded.clone()
+    } else {
+        a.profile.iter().map(|p| profile_for(p, &mut loaded)).collect::<Result<_>>()?
+    };
+    let cells = run_cells(default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref(), threads(), &|| {})?;
+    match a.format {
+        Format::Json => {
+            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?)
+        }
+        Format::Markdown => print!("{}", matrix_table(&cells, true)),
+        Format::Text => print!("{}", matrix_table(&cells, false)),
+    }
+    Ok(exit_for(&cells))
+}
+
+fn matrix_table(cells: &[Cell], markdown: bool) -> String {
+    let header = ["profile", "transport", "client", "key", "server", "at-most-once", "no-silent-effect", "success-implies-effect", "exactly-once", "worst"];
+    let rows: Vec<Vec<String>> = cells
+        .iter()
+        .map(|c| {
+            let cfg = &c.config;
+            let mut row = vec![cfg.profile.clone(), cfg.transport.to_string(), cfg.client.to_string(), cfg.key.to_string(), cfg.server.to_string()];
+            for p in PropertyKind::ALL {
+                row.push(short_verdict(c, *p));
+            }
+            row.push(match &c.outcome {
+                Ok(k) => k.worst.effects.to_string(),
+                Err(_) => "n/a".into(),
+            });
+            row
+        })
+        .collect();
+    let mut out = String::new();
+    if markdown {
+        out.push_str(&format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
+        for r in &rows {
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+        out.push_str("\n`✗ s/e`: violated, shortest counterexample of s steps reaching e side effects for one logical call; `n/a`: the configuration does not apply under the profile.\n");
+        return out;
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let paint = colour();
+    let line = |cells: Vec<String>| -> String {
+        let mut s = String::new();
+        for (i, v) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(v.chars().count());
+            let shown = if paint && v.starts_with('✗') {
+                format!("\x1b[31m{v}\x1b[0m")
+            } else if paint && v == "holds" {
+                format!("\x1b[32m{v}\x1b[0m")
+            } else {
+                v.clone()
+            };
+            s.push_str(&shown);
+            s.push_str(&" ".repeat(pad + 2));
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    out.push_str(&line(header.iter().map(|h| h.to_string()).collect()));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out.push_str("\n✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call; n/a: does not apply under the profile.\n");
+    out
+}
+
+fn cmd_profiles(profile: Option<String>) -> Result<ExitCode> {
+    let mut loaded = builtins();
+    match profile {
+        None => {
+            for p in &loaded {
+                println!("{:<16} {:<9} {}", p.name, format!("{:?}", p.kind).to_lowercase(), p.title);
+            }
+        }
+        Some(name) => {
+            let p = profile_for(&name, &mut loaded)?;
+            println!("{} ({}), revision {}, from {}", p.name, p.title, p.revision, p.origin);
+            if let Some(e) = &p.extends {
+                println!("extends {e}");
+            }
+            for (knob, value, cite, set_by) in p.knob_table() {
+                println!("\n{knob} = {value}   (set by {set_by})\n  {cite}");
+                if let Some(note) = &cite.note {
+                    println!("  note: {note}");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(a) => cmd_check(a),
+        Command::Matrix(a) => cmd_matrix(a),
+        Command::Profiles { profile } => cmd_profiles(profile),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mcp-once: {}", e.to_string().replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}

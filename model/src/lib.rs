@@ -15,14 +15,17 @@
 pub mod action;
 pub mod catalogue;
 pub mod config;
+pub mod explore;
 pub mod model;
 pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
 pub mod state;
+pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
+pub use explore::{explore, Exploration};
 pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 pub use model::McpModel;
 pub use profile::{Citation, Profile, ProfileError};

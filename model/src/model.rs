@@ -27,7 +27,7 @@ use crate::action::Action;
 use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport, MAX_ATTEMPTS};
 use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::property::{Check, PropertyKind};
-use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, MAX_IDS};
+use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_IDS};
 use stateright::{Model, Property};
 
 /// The knob values the model reads on every step, taken from the profile once.
@@ -51,9 +51,8 @@ pub struct McpModel {
     pub profile: Profile,
     /// What this run checks.
     pub check: Check,
-    /// Whether states are compared in full (no reduction): set for servers that deduplicate by
-    /// JSON-RPC id, and by [`McpModel::without_reductions`].
-    pub detail: bool,
+    /// Which facts states are compared on (see [`View`]).
+    pub view: View,
     rules: Rules,
 }
 
@@ -74,14 +73,19 @@ impl McpModel {
             streams_resume: k.sse_resumability.value == Resumability::Required,
             semantics: k.idempotency_semantics.value,
         };
-        let detail = config.server.uses_ids();
-        Ok(McpModel { config, profile, check, detail, rules })
+        let view = View {
+            detail: false,
+            ids_matter: config.server.uses_ids(),
+            ids_outstanding: rules.id_scope == IdScope::Outstanding,
+            ids_reused: rules.retry_id == RetryId::Same,
+        };
+        Ok(McpModel { config, profile, check, view, rules })
     }
 
     /// The same model with every reduction off: states compared in full, every server step
     /// offered. Used to prove that the reductions change no verdict and no trace length.
     pub fn without_reductions(&self) -> McpModel {
-        McpModel { detail: true, ..self.clone() }
+        McpModel { view: View { detail: true, ..self.view }, ..self.clone() }
     }
 
     /// The same model checking something else.
@@ -286,7 +290,7 @@ impl Model for McpModel {
     type Action = Action;
 
     fn init_states(&self) -> Vec<State> {
-        vec![State::initial(self.detail)]
+        vec![State::initial(self.view)]
     }
 
     fn actions(&self, s: &State, out: &mut Vec<Action>) {
@@ -360,7 +364,7 @@ impl Model for McpModel {
                         ServerSide::Pending => out.push(Action::ServerCommit { call, attempt }),
                         ServerSide::Effected => out.push(Action::ServerStoreKey { call, attempt }),
                         ServerSide::Committed
-                            if self.detail || s.attempts[c][a].client == ClientSide::Waiting =>
+                            if self.view.detail || s.attempts[c][a].client == ClientSide::Waiting =>
                         {
                             out.push(Action::ServerRespond { call, attempt })
                         }

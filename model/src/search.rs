@@ -121,6 +121,12 @@ pub fn check_property(model: &McpModel, property: PropertyKind) -> CheckResult {
     CheckResult { property, verdict, counterexample, stats }
 }
 
+/// A shortest path (stateright, breadth-first) to a state where one logical call has at
+/// least `effects` side effects, if any.
+pub fn shortest_to_effects(model: &McpModel, effects: u8) -> Option<Counterexample> {
+    run(&model.with_check(Check::EffectsBelow(effects)), EFFECTS_BELOW).0
+}
+
 /// Find the worst case: the largest per-call effect count reachable, with a shortest path.
 pub fn worst_case(model: &McpModel) -> WorstCase {
     let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };

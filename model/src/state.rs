@@ -215,17 +215,16 @@ pub struct Server {
 
 /// One state of the model.
 ///
-/// Equality and hashing see the state through [`State::canonical`]: unless `detail` is set,
+/// Equality and hashing see the state through a [`View`]: unless `view.detail` is set,
 /// facts that no longer influence anything are left out (the JSON-RPC ids, when the server
 /// does not use them; how an attempt the client no longer waits for ended). Two states that
 /// differ only there have the same futures and the same property values, so the checker
 /// explores one of them. The facts stay in the state, so traces still show them.
 #[derive(Clone, Debug, Serialize)]
 pub struct State {
-    /// Whether equality sees every field (set when the server deduplicates by id, or when
-    /// reductions are off).
+    /// What equality and hashing see (fixed for a run).
     #[serde(skip)]
-    pub detail: bool,
+    pub view: View,
     /// Client side of each logical call.
     pub calls: [Call; MAX_CALLS],
     /// Attempts of each logical call.
@@ -263,9 +262,9 @@ fn serialize_ids<S: serde::Serializer>(ids: &[u8; MAX_IDS + 1], s: S) -> Result<
 
 impl State {
     /// The first state: nothing sent, server running, empty ledger.
-    pub fn initial(detail: bool) -> State {
+    pub fn initial(view: View) -> State {
         State {
-            detail,
+            view,
             calls: [Call::default(); MAX_CALLS],
             attempts: [[Attempt::default(); MAX_ATTEMPTS]; MAX_CALLS],
             next_id: 1,
@@ -290,45 +289,67 @@ impl State {
     }
 }
 
+/// Which facts equality and hashing see; the same for every state of one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct View {
+    /// See everything (reductions off).
+    pub detail: bool,
+    /// JSON-RPC ids influence behaviour (the server deduplicates by id).
+    pub ids_matter: bool,
+    /// Ids are unique among outstanding requests only, so an unanswered attempt's id stays
+    /// reserved.
+    pub ids_outstanding: bool,
+    /// A retry carries the id of the attempt it retries, so every id may be needed again.
+    pub ids_reused: bool,
+}
+
 /// What equality and hashing see of an attempt.
 #[derive(PartialEq, Eq, Hash)]
 enum AttemptView {
     Unsent,
-    /// The client waits for it: everything matters.
+    /// The client waits for it: everything matters (its id only where ids matter).
     Waiting(Attempt),
-    /// The client is done with it: only what the server may still do with it matters.
-    Closed { key: u8, server: ServerSide },
+    /// The client is done with it: only what the server may still do with it matters, and its
+    /// id where the server may still look it up or a new attempt must avoid it.
+    Closed { key: u8, id: u8, server: ServerSide },
 }
 
 impl State {
     fn attempt_view(&self, t: &Attempt) -> AttemptView {
-        if self.detail {
+        let v = self.view;
+        if v.detail {
             return AttemptView::Waiting(*t);
         }
         match t.client {
             ClientSide::Unsent => AttemptView::Unsent,
-            ClientSide::Waiting => AttemptView::Waiting(Attempt { id: 0, ..*t }),
-            _ => AttemptView::Closed {
-                key: t.key,
-                server: match t.server {
+            ClientSide::Waiting => AttemptView::Waiting(Attempt { id: if v.ids_matter { t.id } else { 0 }, ..*t }),
+            _ => {
+                let server = match t.server {
                     s @ (ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected) => s,
                     _ => ServerSide::Lost,
-                },
-            },
+                };
+                let reserved = v.ids_reused || (v.ids_outstanding && t.client != ClientSide::Answered);
+                let id = if v.ids_matter && (server != ServerSide::Lost || reserved) { t.id } else { 0 };
+                AttemptView::Closed { key: t.key, id, server }
+            }
         }
     }
 
+    fn counter_matters(&self) -> bool {
+        self.view.detail || (self.view.ids_matter && !self.view.ids_outstanding)
+    }
+
     fn same_as(&self, o: &State) -> bool {
-        let plain = self.calls == o.calls
+        let plain = self.view == o.view
+            && self.calls == o.calls
             && self.inbox == o.inbox
             && self.server == o.server
             && self.ledger == o.ledger
             && self.keys_durable == o.keys_durable
             && self.keys_volatile == o.keys_volatile
             && self.keys_running == o.keys_running
-            && self.ids_seen == o.ids_seen
-            && self.detail == o.detail;
-        if !plain || (self.detail && self.next_id != o.next_id) {
+            && self.ids_seen == o.ids_seen;
+        if !plain || (self.counter_matters() && self.next_id != o.next_id) {
             return false;
         }
         let a = self.attempts.iter().flatten();
@@ -346,12 +367,12 @@ impl Eq for State {}
 
 impl std::hash::Hash for State {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.detail.hash(h);
+        self.view.hash(h);
         self.calls.hash(h);
         for t in self.attempts.iter().flatten() {
             self.attempt_view(t).hash(h);
         }
-        if self.detail {
+        if self.counter_matters() {
             self.next_id.hash(h);
         }
         self.inbox.hash(h);

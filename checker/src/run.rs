@@ -1,0 +1,181 @@
+//! Running cells: one exhaustive pass per configuration, on both cores, with results shared
+//! between cells whose rules are the same (a proposal that changes only key knobs gives the
+//! same model as its base revision for a server without a key store).
+
+use anyhow::Result;
+use mcp_once_model::catalogue::builtin_profiles;
+use mcp_once_model::search::{shortest_to_effects, Stats, WorstCase};
+use mcp_once_model::trace::{to_itf, TraceKind};
+use mcp_once_model::{check_property, explore, Check, CheckResult, Config, McpModel, Profile, PropertyKind};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The outcome of one cell.
+pub struct Cell {
+    /// The configuration.
+    pub config: Config,
+    /// `Err(reason)` when the configuration does not apply under its profile.
+    pub outcome: Result<Checked, String>,
+}
+
+/// A cell that was checked.
+pub struct Checked {
+    /// The model (with its profile), for rendering traces.
+    pub model: McpModel,
+    /// One result per property asked for.
+    pub results: Vec<CheckResult>,
+    /// The worst case.
+    pub worst: WorstCase,
+    /// Counts for the pass.
+    pub stats: Stats,
+    /// Trace files written, by property name (and `worst-case`).
+    pub files: HashMap<String, PathBuf>,
+}
+
+impl Checked {
+    /// Whether any checked property is violated.
+    pub fn any_violated(&self) -> bool {
+        self.results.iter().any(|r| r.counterexample.is_some())
+    }
+}
+
+/// Find a profile by name among `loaded`, or load it (by name or path) and remember it.
+pub fn profile_for(name: &str, loaded: &mut Vec<Profile>) -> Result<Profile> {
+    if let Some(p) = loaded.iter().find(|p| p.name == name || p.origin == name) {
+        return Ok(p.clone());
+    }
+    let p = Profile::load(name)?;
+    loaded.push(p.clone());
+    Ok(p)
+}
+
+/// The built-in profiles.
+pub fn builtins() -> Vec<Profile> {
+    builtin_profiles()
+}
+
+/// A file name for a trace of `config` (no directories).
+pub fn trace_name(config: &Config, property: &str) -> String {
+    let profile = Path::new(&config.profile)
+        .file_stem()
+        .map_or_else(|| config.profile.clone(), |s| s.to_string_lossy().into_owned());
+    let b = config.bounds;
+    format!(
+        "{profile}__{}__{}__{}__{}__c{}r{}k{}__{property}.itf.json",
+        config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
+    )
+}
+
+fn memo_key(m: &McpModel) -> String {
+    // Everything the model reads, without the profile's name: the knob values, the rest of the
+    // configuration. Citations differ between profiles, so traces are rendered per cell.
+    let knobs: Vec<String> = m.profile.knob_table().into_iter().map(|(k, v, _, _)| format!("{k}={v}")).collect();
+    let c = &m.config;
+    format!("{}|{}|{}|{}|{}|{:?}|{}", knobs.join(","), c.transport, c.client, c.key, c.server, c.bounds, m.profile.revision)
+}
+
+type Found = (Vec<CheckResult>, WorstCase, Stats);
+
+/// Check every cell, `threads` at a time, writing traces under `out` if given. `on_done` is
+/// called once per finished cell (for progress).
+pub fn run_cells(
+    configs: Vec<(Config, Profile)>,
+    properties: &[PropertyKind],
+    out: Option<&Path>,
+    threads: usize,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<Cell>> {
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: cannot create output folder: {e}", dir.display()))?;
+    }
+    let next = AtomicUsize::new(0);
+    let memo: Mutex<HashMap<String, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());
+    let slots: Vec<Mutex<Option<Cell>>> = configs.iter().map(|_| Mutex::new(None)).collect();
+    let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((config, profile)) = configs.get(i) else { break };
+                let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
+                    Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
+                    Ok(model) => {
+                        let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
+                        let (results, worst, stats) = once
+                            .get_or_init(|| {
+                                let e = explore(&model, properties);
+                                (e.results, e.worst, e.stats)
+                            })
+                            .clone();
+                        if let Err(e) = verify_minimal(&model, &results, &worst) {
+                            *error.lock().unwrap() = Some(e);
+                        }
+                        let mut checked = Checked { model, results, worst, stats, files: HashMap::new() };
+                        if let Some(dir) = out {
+                            if let Err(e) = write_traces(&mut checked, dir) {
+                                *error.lock().unwrap() = Some(e);
+                            }
+                        }
+                        Cell { config: config.clone(), outcome: Ok(checked) }
+                    }
+                };
+                *slots[i].lock().unwrap() = Some(cell);
+                on_done();
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(slots.into_iter().map(|s| s.into_inner().unwrap().expect("every cell ran")).collect())
+}
+
+/// Check every counterexample's length against stateright's breadth-first search run on that
+/// property alone (an independent search); a difference is a bug in mcp-once.
+fn verify_minimal(model: &McpModel, results: &[CheckResult], worst: &WorstCase) -> Result<()> {
+    if let Some(t) = &worst.trace {
+        let len = shortest_to_effects(model, worst.effects).map(|c| c.len());
+        if len != Some(t.len()) {
+            anyhow::bail!("internal error: worst case under {}: {} steps, stateright finds {len:?}", model.config, t.len());
+        }
+    }
+    for r in results {
+        let Some(cex) = &r.counterexample else { continue };
+        let independent = check_property(model, r.property);
+        let len = independent.counterexample.as_ref().map(|c| c.len());
+        if len != Some(cex.len()) {
+            anyhow::bail!(
+                "internal error: `{}` under {}: counterexample of {} steps, stateright finds {:?}",
+                r.property,
+                model.config,
+                cex.len(),
+                len
+            );
+        }
+    }
+    Ok(())
+}
+
+fn write_traces(c: &mut Checked, dir: &Path) -> Result<()> {
+    let write = |name: String, doc: serde_json::Value| -> Result<PathBuf> {
+        let path = dir.join(name);
+        let text = serde_json::to_string_pretty(&doc)? + "\n";
+        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: cannot write trace: {e}", path.display()))?;
+        Ok(path)
+    };
+    for r in &c.results {
+        if let Some(cex) = &r.counterexample {
+            let doc = to_itf(&c.model, TraceKind::Counterexample(r.property), cex, true);
+            let path = write(trace_name(&c.model.config, r.property.as_str()), doc)?;
+            c.files.insert(r.property.as_str().to_string(), path);
+        }
+    }
+    if let Some(t) = &c.worst.trace {
+        let doc = to_itf(&c.model, TraceKind::WorstCase, t, true);
+        let path = write(trace_name(&c.model.config, "worst-case"), doc)?;
+        c.files.insert("worst-case".into(), path);
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! The `mcp-once` binary, run as a user runs it, on real files.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn mcp_once() -> Command {
+    Command::cargo_bin("mcp-once").unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-once-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+#[test]
+fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
+    let out = mcp_once().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "violations found: exit 1; stderr: {}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("default matrix: 336 cells (256 checked, 80 not applicable)"), "{text}");
+    let safe_line = text
+        .lines()
+        .find(|l| l.contains("sep-3182") && l.contains("stdio") && l.contains("retry-any") && l.contains("key-durable"))
+        .unwrap_or_else(|| panic!("SEP-3182 durable retry-any cell listed as safe: {text}"));
+    assert!(safe_line.contains("exactly-once holds"), "{safe_line}");
+    // No plain server with a retrying client is listed as safe.
+    assert!(!text.lines().any(|l| l.contains(" plain ") && l.contains("retry-on-timeout")), "{text}");
+    assert!(text.contains("summary: 256 cells checked; every property holds in 0; at-most-once holds in 57; worst case 3 effects"), "{text}");
+}
+
+#[test]
+fn check_json_reports_every_property_with_trace_files_that_validate() {
+    let dir = temp("json");
+    let out = mcp_once()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-disconnect"])
+        .args(["--server", "plain", "--calls", "1", "--retries", "1", "--crashes", "1", "--format", "json", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["config"]["client"], "retry-on-disconnect");
+    assert_eq!(v["config"]["crashes"], 1);
+    assert_eq!(v["worst_effects"], 2);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    let amo = &results[0];
+    assert_eq!(amo["property"], "at-most-once");
+    assert_eq!(amo["verdict"], "violated");
+    assert_eq!(amo["trace"]["steps"], 9);
+    assert_eq!(amo["trace"]["effects"], 2);
+    assert!(amo["states"].as_u64().unwrap() > 10);
+    assert_eq!(results[2]["property"], "success-implies-effect");
+    assert_eq!(results[2]["verdict"], "holds");
+    assert!(results[2].get("trace").is_none());
+    for f in [amo["trace"]["file"].as_str().unwrap(), v["worst_trace"].as_str().unwrap()] {
+        let ok = mcp_once().args(["check", "--trace", f]).output().unwrap();
+        assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+        assert!(stdout(&ok).contains("valid"), "{}", stdout(&ok));
+    }
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(amo["trace"]["file"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(doc["#meta"]["format"], "ITF");
+    assert_eq!(doc["#meta"]["vocabulary"], "mcp-once-actions/v1");
+    assert_eq!(doc["#meta"]["minimal"], true);
+    assert_eq!(doc["states"][0]["mbt::actionTaken"]["tag"], "init");
+    assert_eq!(doc["states"][4]["mbt::actionTaken"], serde_json::json!({"tag": "ServerCrash", "value": {"#tup": []}}));
+    assert_eq!(doc["states"][7]["mbt::actionTaken"]["value"], serde_json::json!({"call": 0, "attempt": 1}));
+    assert_eq!(doc["states"][6]["#meta"]["rules"][0]["knob"], "stdio_restart");
+}
+
+#[test]
+fn a_corrupt_trace_is_rejected_with_its_step_and_reason() {
+    let dir = temp("corrupt");
+    let out = mcp_once()
+        .args(["check", "--profile", "mcp-2025-11-25", "--client", "retry-on-timeout", "--crashes", "0", "--property", "at-most-once", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().contains("at-most-once")).unwrap();
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    // Step 5 claims the server read the retry before the first request: not possible on stdio.
+    doc["states"][5]["mbt::actionTaken"] = serde_json::json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
+    let bad = dir.join("edited.itf.json");
+    std::fs::write(&bad, doc.to_string()).unwrap();
+    let out = mcp_once().args(["check", "--trace"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("step 5") && err.contains("ServerReceive(call 0, attempt 1) is not possible here"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let out = mcp_once().args(["check", "--trace"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not JSON"));
+}
+
+#[test]
+fn a_malformed_profile_is_rejected_with_file_and_line() {
+    let dir = temp("profile");
+    let path = dir.join("mine.toml");
+    std::fs::write(&path, "name = \"mine\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"mcp-2026-07-28\"\n[knobs.request_id_scope]\nvalue = \"forever\"\n").unwrap();
+    let out = mcp_once().args(["check", "--profile"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:7:9: unknown variant `forever`", path.display())), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_proposal_file_is_checked_like_a_builtin() {
+    let dir = temp("proposal");
+    let path = dir.join("atomic-keys.toml");
+    let cite = "revision = \"x\"\npath = \"seps/x.md\"\nsection = \"s\"\nquote = \"q\"\n";
+    std::fs::write(&path, format!(
+        "name = \"atomic-keys\"\ntitle = \"SEP-3182 with the record atomic with the effect\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_crash_window]\nvalue = \"closed\"\n[knobs.idempotency_crash_window.cite]\n{cite}"
+    )).unwrap();
+    let out = mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-after-effect"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "key-after-effect is outside this proposal");
+    assert!(stderr(&out).contains("requires the key record to be atomic"), "{}", stderr(&out));
+    let out = mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-durable", "--client", "retry-any", "--property", "at-most-once"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("at-most-once             holds"), "{}", stdout(&out));
+}
+
+#[test]
+fn matrix_json_lists_every_cell_of_a_profile() {
+    let out = mcp_once().args(["matrix", "--profile", "mcp-2026-07-28", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2 * 5 * 8);
+    let na: Vec<&Value> = cells.iter().filter(|c| c["applicable"] == false).collect();
+    assert_eq!(na.len(), 2 * 5 * 4, "key stores do not apply without a key");
+    assert!(na[0]["reason"].as_str().unwrap().contains("defines no idempotency key"));
+}
+
+#[test]
+fn unknown_names_are_rejected_with_the_choices() {
+    let out = mcp_once().args(["check", "--server", "magic"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("key-durable"), "{}", stderr(&out));
+    let out = mcp_once().args(["check", "--profile", "mcp-1999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown profile `mcp-1999`"));
+}
+
+#[test]
+fn profiles_shows_each_knob_with_its_citation() {
+    let out = mcp_once().args(["profiles", "sep-3182"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.contains("idempotency_key = params   (set by sep-3182)"), "{text}");
+    assert!(text.contains("http_disconnect_is_cancel = true   (set by mcp-2026-07-28)"), "{text}");
+    assert!(text.contains("seps/sep-3182-request-idempotency.md"), "{text}");
+}

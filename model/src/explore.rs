@@ -1,0 +1,129 @@
+//! The main search: one exhaustive breadth-first pass over the model that checks every
+//! property and the worst case at once.
+//!
+//! States are visited in order of distance from the initial state, and each property keeps the
+//! *first* violating state it meets (stateright 0.31 keeps the last, which is why a stateright
+//! run must check one property at a time), so every counterexample is a shortest one, and the
+//! worst-case path is a shortest path to the largest effect count. States are remembered by a
+//! 64-bit fingerprint with fixed seeds (as stateright does); a path is rebuilt by replaying its
+//! actions, which also re-checks it.
+//!
+//! `search::check_property` (stateright, one property per run) and `search::shortest_path_len`
+//! (full states as keys) are the independent searches the tests compare this one against.
+
+use crate::action::Action;
+use crate::model::McpModel;
+use crate::property::PropertyKind;
+use crate::search::{replay, CheckResult, Counterexample, Stats, Verdict, WorstCase};
+use crate::state::State;
+use stateright::Model;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::time::Instant;
+
+/// Everything one pass finds.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// One result per property asked for, in the order asked.
+    pub results: Vec<CheckResult>,
+    /// The worst case.
+    pub worst: WorstCase,
+    /// Counts for the whole pass.
+    pub stats: Stats,
+}
+
+const ROOT: u32 = u32::MAX;
+
+struct Node {
+    parent: u32,
+    action: Option<Action>,
+}
+
+fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
+    let mut h = builder.build_hasher();
+    s.hash(&mut h);
+    h.finish()
+}
+
+/// Explore every reachable state of `model` once, checking `properties` and the worst case.
+pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
+    let started = Instant::now();
+    let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
+    let mut seen: HashMap<u64, (), ahash::RandomState> = HashMap::with_hasher(ahash::RandomState::new());
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut queue: VecDeque<(State, u32, u32)> = VecDeque::new();
+    let mut first_bad: Vec<Option<u32>> = vec![None; properties.len()];
+    let (mut worst, mut worst_node) = (0u8, None::<u32>);
+    let (mut generated, mut depth_max) = (0usize, 0usize);
+
+    for s in model.init_states() {
+        seen.insert(fingerprint(&builder, &s), ());
+        nodes.push(Node { parent: ROOT, action: None });
+        queue.push_back((s, (nodes.len() - 1) as u32, 0));
+        generated += 1;
+    }
+    let mut actions = Vec::new();
+    while let Some((s, node, depth)) = queue.pop_front() {
+        depth_max = depth_max.max(depth as usize);
+        for (i, p) in properties.iter().enumerate() {
+            if first_bad[i].is_none() && !model.holds(*p, &s) {
+                first_bad[i] = Some(node);
+            }
+        }
+        let effects = s.worst_effects();
+        if effects > worst {
+            worst = effects;
+            worst_node = Some(node);
+        }
+        actions.clear();
+        model.actions(&s, &mut actions);
+        for a in actions.drain(..) {
+            let Some(next) = model.next_state(&s, a) else { continue };
+            generated += 1;
+            let fp = fingerprint(&builder, &next);
+            if seen.insert(fp, ()).is_none() {
+                nodes.push(Node { parent: node, action: Some(a) });
+                queue.push_back((next, (nodes.len() - 1) as u32, depth + 1));
+            }
+        }
+    }
+    let stats = Stats {
+        states: nodes.len(),
+        generated,
+        depth: depth_max,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let path_to = |node: u32| path(model, &nodes, node);
+    let results = properties
+        .iter()
+        .zip(&first_bad)
+        .map(|(p, bad)| CheckResult {
+            property: *p,
+            verdict: if bad.is_some() { Verdict::Violated } else { Verdict::Holds },
+            counterexample: bad.map(path_to),
+            stats,
+        })
+        .collect();
+    let worst = WorstCase { effects: worst, trace: worst_node.map(path_to), stats };
+    Exploration { results, worst, stats }
+}
+
+/// Rebuild the path to `node` by replaying its actions from the initial state.
+fn path(model: &McpModel, nodes: &[Node], node: u32) -> Counterexample {
+    let mut actions = Vec::new();
+    let mut at = node;
+    while let Some(a) = nodes[at as usize].action {
+        actions.push(a);
+        at = nodes[at as usize].parent;
+    }
+    actions.reverse();
+    let states = replay(model, &actions).expect("a path the search found replays");
+    let mut index_path = vec!["0".to_string()];
+    let mut offered = Vec::new();
+    for (s, a) in states.iter().zip(&actions) {
+        offered.clear();
+        model.actions(s, &mut offered);
+        index_path.push(offered.iter().position(|x| x == a).expect("offered").to_string());
+    }
+    Counterexample { states, actions, index_path: index_path.join("/") }
+}

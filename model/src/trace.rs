@@ -1,0 +1,238 @@
+//! Traces as files: one counterexample per JSON file in the ITF trace format (Apalache ADR-015,
+//! also written by Quint), with Quint's model-based-testing convention: every state carries
+//! `mbt::actionTaken`, the action that led into it, as a `{"tag", "value"}` variant.
+//!
+//! `#meta` holds what is needed to check the trace again and to replay it: the format and
+//! action vocabulary versions, the profile, the configuration, the property, stateright's
+//! action-index path, and whether minimality was verified by an independent search. Each
+//! state's own `#meta` says who acted, what happened in plain words, and the profile rules
+//! (with their citations) that allowed the step.
+//!
+//! [`TraceFile::validate`] re-runs a trace through the model under its recorded configuration
+//! and rejects one that is not a real path, naming the step and the reason.
+
+use crate::action::{Action, ACTION_VOCABULARY};
+use crate::config::Config;
+use crate::model::McpModel;
+use crate::profile::Profile;
+use crate::property::{Check, PropertyKind};
+use crate::rules;
+use crate::search::{replay, Counterexample};
+use serde_json::{json, Map, Value};
+
+/// Version of the trace file layout (bumped when `#meta` changes shape).
+pub const TRACE_FORMAT: &str = "mcp-once-trace/v1";
+
+/// The state variables written for every state, in order.
+pub const VARS: &[&str] =
+    &["calls", "attempts", "inbox", "server", "ledger", "keys_durable", "keys_volatile", "keys_running", "ids_seen"];
+
+/// What a trace shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    /// A shortest counterexample to a property.
+    Counterexample(PropertyKind),
+    /// A shortest path to the worst case (most effects for one logical call).
+    WorstCase,
+}
+
+impl TraceKind {
+    /// The `property` field of `#meta`.
+    pub fn property_name(self) -> &'static str {
+        match self {
+            TraceKind::Counterexample(p) => p.as_str(),
+            TraceKind::WorstCase => "worst-case",
+        }
+    }
+}
+
+/// A trace read back from a file, with what its `#meta` says.
+#[derive(Clone, Debug)]
+pub struct TraceFile {
+    /// The configuration it was found under.
+    pub config: Config,
+    /// The property name (`at-most-once`, ..., or `worst-case`).
+    pub property: String,
+    /// The actions, in order.
+    pub actions: Vec<Action>,
+    /// The states as recorded (JSON), first to last.
+    pub states: Vec<Value>,
+    /// The whole `#meta` object.
+    pub meta: Value,
+}
+
+fn itf_variants(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if map.contains_key("tag") && !map.contains_key("value") && map.len() == 1 {
+                map.insert("value".into(), json!({"#tup": []}));
+            }
+            map.values_mut().for_each(itf_variants);
+        }
+        Value::Array(items) => items.iter_mut().for_each(itf_variants),
+        _ => {}
+    }
+}
+
+fn action_json(a: &Action) -> Value {
+    let mut v = serde_json::to_value(a).expect("actions serialise");
+    itf_variants(&mut v);
+    v
+}
+
+/// The state's variables as JSON, trimmed to the calls and attempts within `model`'s bounds.
+fn state_vars(model: &McpModel, s: &crate::state::State) -> Map<String, Value> {
+    let Value::Object(map) = serde_json::to_value(s).expect("states serialise") else { unreachable!() };
+    let calls = model.config.bounds.calls as usize;
+    let attempts = model.config.bounds.retries as usize + 1;
+    let mut out = Map::new();
+    for k in VARS {
+        let mut v = map[*k].clone();
+        if let Value::Array(items) = &mut v {
+            if *k != "inbox" {
+                items.truncate(calls);
+            }
+            if *k == "attempts" {
+                for row in items.iter_mut() {
+                    if let Value::Array(r) = row {
+                        r.truncate(attempts);
+                    }
+                }
+            }
+        }
+        out.insert((*k).into(), v);
+    }
+    out
+}
+
+/// Render a path of `model` as an ITF document.
+pub fn to_itf(model: &McpModel, kind: TraceKind, path: &Counterexample, minimal_verified: bool) -> Value {
+    let mut states = Vec::with_capacity(path.states.len());
+    for (i, s) in path.states.iter().enumerate() {
+        let mut vars = state_vars(model, s);
+        let mut meta = json!({"index": i});
+        if i == 0 {
+            vars.insert("mbt::actionTaken".into(), json!({"tag": "init", "value": {"#tup": []}}));
+        } else {
+            let a = &path.actions[i - 1];
+            vars.insert("mbt::actionTaken".into(), action_json(a));
+            let cites: Vec<Value> = rules::citations(model, a)
+                .into_iter()
+                .map(|(knob, value, cite)| json!({"knob": knob, "value": value, "cite": cite}))
+                .collect();
+            meta = json!({
+                "index": i,
+                "actor": a.actor(),
+                "internal": a.internal(),
+                "description": rules::describe(model, &path.states[i - 1], a, s),
+                "rules": cites,
+            });
+        }
+        let mut obj = Map::new();
+        obj.insert("#meta".into(), meta);
+        obj.extend(vars);
+        states.push(Value::Object(obj));
+    }
+    let mut vars: Vec<&str> = VARS.to_vec();
+    vars.push("mbt::actionTaken");
+    json!({
+        "#meta": {
+            "format": "ITF",
+            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+            "trace-format": TRACE_FORMAT,
+            "vocabulary": ACTION_VOCABULARY,
+            "source": format!("mcp-once {}", env!("CARGO_PKG_VERSION")),
+            "checker": "mcp-once breadth-first explorer (first violation per property); length checked against stateright 0.31.0 breadth-first search, one property per run",
+            "profile": {"name": model.profile.name, "origin": model.profile.origin, "revision": model.profile.revision},
+            "config": model.config,
+            "property": kind.property_name(),
+            "description": match kind {
+                TraceKind::Counterexample(p) => format!("shortest counterexample to `{p}`: {}", p.meaning()),
+                TraceKind::WorstCase => "shortest path to the most side effects one logical call can reach".into(),
+            },
+            "steps": path.len(),
+            "effects": path.effects(),
+            "action_index_path": path.index_path,
+            "minimal": minimal_verified,
+            "minimality": if minimal_verified { "verified by an independent breadth-first search" } else { "breadth-first order (not re-verified)" },
+        },
+        "vars": vars,
+        "states": states,
+    })
+}
+
+/// A problem with a trace file: the step (0 for the file as a whole) and the reason.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: step {step}: {reason}")]
+pub struct TraceError {
+    /// The file.
+    pub file: String,
+    /// 1-based step (0: the file or its `#meta`).
+    pub step: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl TraceFile {
+    /// Parse a trace document; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<TraceFile, TraceError> {
+        let err = |step: usize, reason: String| TraceError { file: file.into(), step, reason };
+        let doc: Value = serde_json::from_str(text).map_err(|e| err(0, format!("not JSON: {e}")))?;
+        let meta = doc.get("#meta").ok_or_else(|| err(0, "no `#meta`".into()))?;
+        let vocab = meta.get("vocabulary").and_then(Value::as_str).unwrap_or("");
+        if vocab != ACTION_VOCABULARY {
+            return Err(err(0, format!("action vocabulary `{vocab}`, expected `{ACTION_VOCABULARY}`")));
+        }
+        let config: Config = serde_json::from_value(meta.get("config").cloned().unwrap_or(Value::Null))
+            .map_err(|e| err(0, format!("bad `#meta.config`: {e}")))?;
+        let property = meta.get("property").and_then(Value::as_str).ok_or_else(|| err(0, "no `#meta.property`".into()))?;
+        let states = doc.get("states").and_then(Value::as_array).ok_or_else(|| err(0, "no `states` list".into()))?;
+        if states.is_empty() {
+            return Err(err(0, "`states` is empty".into()));
+        }
+        let mut actions = Vec::new();
+        for (i, s) in states.iter().enumerate().skip(1) {
+            let mut taken = s.get("mbt::actionTaken").cloned().ok_or_else(|| err(i, "no `mbt::actionTaken`".into()))?;
+            if taken.get("value") == Some(&json!({"#tup": []})) {
+                taken.as_object_mut().expect("object").remove("value");
+            }
+            let a: Action = serde_json::from_value(taken).map_err(|e| err(i, format!("unknown action: {e}")))?;
+            actions.push(a);
+        }
+        Ok(TraceFile { config, property: property.into(), actions, states: states.clone(), meta: meta.clone() })
+    }
+
+    /// Check the trace against the model under its recorded configuration: every action must
+    /// be possible where it is taken, every recorded state must equal the model's, and the last
+    /// state must violate the property (or reach the recorded effect count, for a worst case).
+    /// `profile` resolves the recorded profile name. Returns the number of steps.
+    pub fn validate(&self, file: &str, profile: &Profile) -> Result<usize, TraceError> {
+        let err = |step: usize, reason: String| TraceError { file: file.into(), step, reason };
+        let model = McpModel::new(self.config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
+            .map_err(|e| err(0, format!("configuration does not apply: {e}")))?;
+        let states = replay(&model, &self.actions).map_err(|(step, reason)| err(step, reason))?;
+        for (i, (recorded, s)) in self.states.iter().zip(&states).enumerate() {
+            for (k, v) in state_vars(&model, s) {
+                if recorded.get(&k) != Some(&v) {
+                    return Err(err(i, format!("recorded `{k}` differs from the model's: {} vs {}", recorded.get(&k).unwrap_or(&Value::Null), v)));
+                }
+            }
+        }
+        let last = states.last().expect("a state");
+        match self.property.parse::<PropertyKind>() {
+            Ok(p) => {
+                if model.holds(p, last) {
+                    return Err(err(self.actions.len(), format!("the last state does not violate `{p}`")));
+                }
+            }
+            Err(_) if self.property == "worst-case" => {
+                let claimed = self.meta.get("effects").and_then(Value::as_u64).unwrap_or(0);
+                if u64::from(last.worst_effects()) != claimed {
+                    return Err(err(self.actions.len(), format!("the last state has {} effects, the trace claims {claimed}", last.worst_effects())));
+                }
+            }
+            Err(e) => return Err(err(0, e)),
+        }
+        Ok(self.actions.len())
+    }
+}
