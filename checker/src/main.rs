@@ -11,7 +11,7 @@ use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcp_once_model::catalogue::matrix_bounds;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
 use report::{cell_json, check_text, colour, short_verdict, summary_counts};
 use run::{builtins, profile_for, run_cells, Cell};
 use std::path::PathBuf;
@@ -35,6 +35,18 @@ enum Command {
     /// Check every built-in cell (profiles x transports x client policies x servers) as a table.
     #[command(after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces")]
     Matrix(MatrixArgs),
+    /// Step through one configuration by hand in stateright's Explorer (a web UI on localhost).
+    #[command(after_help = "Examples:\n  mcp-once explore --profile mcp-2025-11-25 --client retry-on-disconnect --crashes 1\n  then open http://127.0.0.1:3000/")]
+    Explore(ExploreArgs),
+    /// Model-check a proposed spec change: the matrix under two profiles, only the cells that change.
+    #[command(after_help = "Exit code: 0 no cell changes, 1 some cells change, 2 trouble.\nExamples:\n  mcp-once diff mcp-2026-07-28 sep-3182\n  mcp-once diff mcp-2026-07-28 specs/proposals/my-proposal.toml --format markdown")]
+    Diff(DiffArgs),
+    /// Write an issue-ready Markdown report of a trace file (summary, cited steps, Mermaid diagram).
+    #[command(after_help = "Example:\n  mcp-once explain traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k1__at-most-once.itf.json > issue.md")]
+    Explain {
+        /// The trace file (as written by check --out or matrix --out).
+        trace: PathBuf,
+    },
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
     Profiles {
@@ -55,7 +67,7 @@ fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
 }
 
 #[derive(Args)]
-struct CheckArgs {
+struct ConfigArgs {
     /// Profile: a built-in name (mcp-2025-11-25, mcp-2026-07-28, sep-3182, outcome-query) or a file.
     #[arg(long)]
     profile: Option<String>,
@@ -80,6 +92,47 @@ struct CheckArgs {
     /// Server crashes (0 to 3).
     #[arg(long)]
     crashes: Option<u8>,
+}
+
+impl ConfigArgs {
+    fn any(&self) -> bool {
+        self.profile.is_some()
+            || self.transport.is_some()
+            || self.client.is_some()
+            || self.key.is_some()
+            || self.server.is_some()
+            || self.calls.is_some()
+            || self.retries.is_some()
+            || self.crashes.is_some()
+    }
+
+    /// The configuration, with defaults for what is not given, and its profile.
+    fn resolve(&self) -> Result<(Config, Profile)> {
+        let mut loaded = builtins();
+        let profile_name = self.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
+        let profile = profile_for(&profile_name, &mut loaded)?;
+        let server = self.server.unwrap_or(ServerImpl::Plain);
+        let config = Config {
+            profile: profile_name,
+            transport: self.transport.unwrap_or(Transport::Stdio),
+            client: self.client.unwrap_or(ClientPolicy::RetryOnTimeout),
+            key: self.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None }),
+            server,
+            bounds: Bounds {
+                calls: self.calls.unwrap_or(1),
+                retries: self.retries.unwrap_or(1),
+                crashes: self.crashes.unwrap_or(1),
+            },
+        };
+        config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
+        Ok((config, profile))
+    }
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
     /// One property (at-most-once, no-silent-effect, success-implies-effect, exactly-once) or all.
     #[arg(long, default_value = "all")]
     property: String,
@@ -92,6 +145,29 @@ struct CheckArgs {
     /// Check a trace file against the model instead: is it a real path that violates its property?
     #[arg(long, conflicts_with_all = ["profile", "transport", "client", "key", "server", "calls", "retries", "crashes"])]
     trace: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    /// The profile before the change (name or file).
+    a: String,
+    /// The profile after the change (name or file).
+    b: String,
+    /// Output format: text, markdown or json.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(Args)]
+struct ExploreArgs {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// The property the Explorer marks (at-most-once, no-silent-effect, success-implies-effect, exactly-once).
+    #[arg(long, default_value = "at-most-once")]
+    property: String,
+    /// Address to serve on (loopback only by default).
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    address: String,
 }
 
 #[derive(Args)]
@@ -145,14 +221,7 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
         return check_trace(path);
     }
     let props = properties(&a.property)?;
-    let single = a.profile.is_some()
-        || a.transport.is_some()
-        || a.client.is_some()
-        || a.key.is_some()
-        || a.server.is_some()
-        || a.calls.is_some()
-        || a.retries.is_some()
-        || a.crashes.is_some();
+    let single = a.config.any();
     if !single {
         let profiles = builtins();
         let cells = run_cells(default_matrix(&profiles), &props, a.out.as_deref(), threads(), &|| {})?;
@@ -162,28 +231,7 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
         }
         return Ok(exit_for(&cells));
     }
-    let mut loaded = builtins();
-    let profile_name = a.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
-    let profile = profile_for(&profile_name, &mut loaded)?;
-    let server = a.server.unwrap_or(ServerImpl::Plain);
-    let client = a.client.unwrap_or(ClientPolicy::RetryOnTimeout);
-    let key = a.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None });
-    let d = Bounds { calls: 1, retries: 1, crashes: 1 };
-    let config = Config {
-        profile: profile_name,
-        transport: a.transport.unwrap_or(Transport::Stdio),
-        client,
-        key,
-        server,
-        bounds: Bounds {
-            calls: a.calls.unwrap_or(d.calls),
-            retries: a.retries.unwrap_or(d.retries),
-            crashes: a.crashes.unwrap_or(d.crashes),
-        },
-    };
-    if let Err(reason) = config.applicable(&profile) {
-        return Err(anyhow!("configuration does not apply: {reason}"));
-    }
+    let (config, profile) = a.config.resolve()?;
     let cells = run_cells(vec![(config, profile)], &props, a.out.as_deref(), 1, &|| {})?;
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&cell_json(&cells[0]))?),
@@ -323,6 +371,119 @@ fn matrix_table(cells: &[Cell], markdown: bool) -> String {
     out
 }
 
+fn cmd_explain(path: &std::path::Path) -> Result<ExitCode> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
+    let trace = TraceFile::parse(&file, &text)?;
+    let mut loaded = builtins();
+    let profile = profile_for(&trace.config.profile, &mut loaded)?;
+    trace.validate(&file, &profile)?;
+    let model = McpModel::new(trace.config.clone(), profile, Check::Property(PropertyKind::AtMostOnce)).map_err(|e| anyhow!(e))?;
+    let states = mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
+    let index_path = trace.meta.get("action_index_path").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let cex = mcp_once_model::Counterexample { states, actions: trace.actions.clone(), index_path };
+    print!("{}", report::explain_markdown(&model, &trace.property, &cex, &file));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One cell's verdicts, comparable across profiles.
+fn cell_signature(c: &Cell) -> Vec<String> {
+    let mut v: Vec<String> = PropertyKind::ALL.iter().map(|p| short_verdict(c, *p)).collect();
+    v.push(match &c.outcome {
+        Ok(k) => format!("worst {}", k.worst.effects),
+        Err(_) => "worst n/a".into(),
+    });
+    v
+}
+
+fn cmd_diff(a: DiffArgs) -> Result<ExitCode> {
+    let mut loaded = builtins();
+    let pa = profile_for(&a.a, &mut loaded)?;
+    let pb = profile_for(&a.b, &mut loaded)?;
+    let cells_a = run_cells(default_matrix(std::slice::from_ref(&pa)), PropertyKind::ALL, None, threads(), &|| {})?;
+    let cells_b = run_cells(default_matrix(std::slice::from_ref(&pb)), PropertyKind::ALL, None, threads(), &|| {})?;
+    let key = |c: &Config| (c.transport, c.client, c.key, c.server);
+    let mut keys: Vec<_> = cells_a.iter().chain(&cells_b).map(|c| key(&c.config)).collect();
+    keys.sort();
+    keys.dedup();
+    let find = |cells: &'_ [Cell], k| cells.iter().position(|c| key(&c.config) == k);
+    let mut changes = Vec::new();
+    for k in keys {
+        let (ia, ib) = (find(&cells_a, k), find(&cells_b, k));
+        let sa = ia.map(|i| cell_signature(&cells_a[i])).unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
+        let sb = ib.map(|i| cell_signature(&cells_b[i])).unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
+        if sa != sb {
+            changes.push((k, ia, ib, sa, sb));
+        }
+    }
+    let names: Vec<&str> = PropertyKind::ALL.iter().map(|p| p.as_str()).chain(["worst case"]).collect();
+    match a.format {
+        Format::Json => {
+            let cells: Vec<serde_json::Value> = changes
+                .iter()
+                .map(|(_, ia, ib, _, _)| {
+                    serde_json::json!({
+                        "before": ia.map(|i| cell_json(&cells_a[i])),
+                        "after": ib.map(|i| cell_json(&cells_b[i])),
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"a": pa.name, "b": pb.name, "changed": cells}))?);
+        }
+        _ => {
+            let md = a.format == Format::Markdown;
+            println!("{}{} -> {}: {} of the matrix's cells change\n", if md { "### " } else { "" }, pa.name, pb.name, changes.len());
+            for ((t, client, key, server), ia, ib, sa, sb) in &changes {
+                println!("{}{t} / {client} / key {key} / {server}", if md { "#### " } else { "" });
+                for (i, name) in names.iter().enumerate() {
+                    if sa[i] != sb[i] {
+                        let what = if md { format!("- `{name}`: {} → {}", sa[i], sb[i]) } else { format!("  {name:<24} {} -> {}", sa[i], sb[i]) };
+                        println!("{what}");
+                    }
+                }
+                // The new counterexamples (violated after, not before) and the vanished ones.
+                for p in PropertyKind::ALL {
+                    let violated = |cells: &'_ [Cell], i: Option<usize>| {
+                        i.and_then(|i| match &cells[i].outcome {
+                            Ok(k) => k.results.iter().find(|r| r.property == *p).and_then(|r| r.counterexample.clone()).map(|c| (i, c)),
+                            Err(_) => None,
+                        })
+                    };
+                    let (va, vb) = (violated(&cells_a, *ia), violated(&cells_b, *ib));
+                    let shown = match (&va, &vb) {
+                        (None, Some((i, c))) => Some(("new counterexample", &cells_b[*i], c)),
+                        (Some((i, c)), None) => Some(("vanished counterexample", &cells_a[*i], c)),
+                        _ => None,
+                    };
+                    if let Some((label, cell, cex)) = shown {
+                        let Ok(k) = &cell.outcome else { continue };
+                        println!("{}  {label} to {p} ({} steps):", if md { "\n" } else { "" }, cex.len());
+                        if md {
+                            println!("```\n{}```", report::trace_text(k, cex, "", false));
+                        } else {
+                            print!("{}", report::trace_text(k, cex, "    ", colour()));
+                        }
+                    }
+                }
+                println!();
+            }
+        }
+    }
+    Ok(if changes.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn cmd_explore(a: ExploreArgs) -> Result<ExitCode> {
+    use stateright::Model;
+    let (config, profile) = a.config.resolve()?;
+    let property = properties(&a.property)?[0];
+    let model = McpModel::new(config, profile, Check::Property(property)).map_err(|e| anyhow!(e))?;
+    let address: std::net::SocketAddr = a.address.parse().map_err(|e| anyhow!("--address {}: {e}", a.address))?;
+    std::net::TcpListener::bind(address).map_err(|e| anyhow!("--address {address}: cannot listen: {e}"))?;
+    eprintln!("mcp-once: Explorer for {} on http://{address}/ (Ctrl-C to stop)", model.config);
+    model.checker().serve(address);
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_profiles(profile: Option<String>) -> Result<ExitCode> {
     let mut loaded = builtins();
     match profile {
@@ -353,6 +514,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => cmd_check(a),
         Command::Matrix(a) => cmd_matrix(a),
+        Command::Explore(a) => cmd_explore(a),
+        Command::Diff(a) => cmd_diff(a),
+        Command::Explain { trace } => cmd_explain(&trace),
         Command::Profiles { profile } => cmd_profiles(profile),
     };
     match result {

@@ -164,3 +164,62 @@ fn profiles_shows_each_knob_with_its_citation() {
     assert!(text.contains("http_disconnect_is_cancel = true   (set by mcp-2026-07-28)"), "{text}");
     assert!(text.contains("seps/sep-3182-request-idempotency.md"), "{text}");
 }
+
+#[test]
+fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
+    let out = mcp_once().args(["diff", "mcp-2026-07-28", "sep-3182", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "cells change: exit 1; {}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let changed = v["changed"].as_array().unwrap();
+    // SEP-3182 only adds the key: the cells without a key store are the same model, so the
+    // changes are exactly the key-store cells, which did not apply before (2 transports x
+    // 4 stores x (5 policies + 1 per-step framework cell)).
+    assert_eq!(changed.len(), 2 * 4 * 6);
+    for c in changed {
+        assert!(c["before"].is_null() || c["before"]["applicable"] == false, "{c}");
+        assert_eq!(c["after"]["applicable"], true);
+        assert!(c["after"]["config"]["server"].as_str().unwrap().starts_with("key-"));
+    }
+    let durable_retry_any = changed
+        .iter()
+        .find(|c| c["after"]["config"]["server"] == "key-durable" && c["after"]["config"]["client"] == "retry-any" && c["after"]["config"]["transport"] == "stdio")
+        .unwrap();
+    assert_eq!(durable_retry_any["after"]["results"][0]["verdict"], "holds");
+    // A profile against itself changes nothing: exit 0.
+    let out = mcp_once().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("0 of the matrix's cells change"));
+}
+
+#[test]
+fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
+    let dir = temp("explain");
+    let out = mcp_once()
+        .args(["check", "--profile", "mcp-2025-11-25", "--client", "retry-on-disconnect", "--crashes", "1", "--property", "at-most-once", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("at-most-once.itf.json")).unwrap();
+    let out = mcp_once().arg("explain").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.starts_with("## `at-most-once` violated"), "{md}");
+    assert!(md.contains("executes one logical tool call 2 times"), "{md}");
+    assert!(md.contains("| steps (shortest) | 9 |"), "{md}");
+    assert!(md.contains("allowed by `request_id_scope = session`"), "{md}");
+    assert!(md.contains("mcp-once check --profile mcp-2025-11-25 --transport stdio --client retry-on-disconnect"), "{md}");
+    // The Mermaid block: a sequenceDiagram with the three participants and one line per step,
+    // each an arrow between declared participants or a note over one.
+    let block = md.split("```mermaid\n").nth(1).unwrap().split("```").next().unwrap();
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines[0], "sequenceDiagram");
+    assert_eq!(&lines[1..4], ["    participant C as Client", "    participant T as Transport", "    participant S as Server"]);
+    assert_eq!(lines.len(), 4 + 9);
+    for l in &lines[4..] {
+        let l = l.trim();
+        let ok = ["C->>T: ", "T->>S: ", "S->>T: ", "T->>C: ", "T-->>C: ", "C->>S: ", "Note over C: ", "Note over S: "].iter().any(|p| l.starts_with(p));
+        assert!(ok && !l.contains(';') && !l.contains('#'), "not a Mermaid sequence line: {l}");
+    }
+    assert!(block.contains("Note over S: 4. SIGKILL"));
+}

@@ -504,6 +504,10 @@ impl Model for McpModel {
         Some(s)
     }
 
+    fn format_action(&self, action: &Action) -> String {
+        action.to_string()
+    }
+
     fn properties(&self) -> Vec<Property<Self>> {
         match self.check {
             Check::Property(PropertyKind::AtMostOnce) => {
