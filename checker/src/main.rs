@@ -190,6 +190,41 @@ fn properties(arg: &str) -> Result<Vec<PropertyKind>> {
     Ok(vec![arg.parse::<PropertyKind>().map_err(|e| anyhow!("--property: {e}"))?])
 }
 
+/// A progress bar on standard error when it is a terminal (none in pipes and CI logs).
+fn progress(cells: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(cells as u64);
+    let style = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} cells, {elapsed}")
+        .expect("template")
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(what.to_string());
+    Some(bar)
+}
+
+/// Run cells with a progress bar on a terminal.
+fn run_with_progress(
+    what: &str,
+    configs: Vec<(Config, Profile)>,
+    props: &[PropertyKind],
+    out: Option<&std::path::Path>,
+) -> Result<Vec<Cell>> {
+    let bar = progress(configs.len(), what);
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let cells = run_cells(configs, props, out, threads(), &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    cells
+}
+
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -224,7 +259,7 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
     let single = a.config.any();
     if !single {
         let profiles = builtins();
-        let cells = run_cells(default_matrix(&profiles), &props, a.out.as_deref(), threads(), &|| {})?;
+        let cells = run_with_progress("checking", default_matrix(&profiles), &props, a.out.as_deref())?;
         match a.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?),
             _ => print!("{}", matrix_summary(&cells)),
@@ -306,7 +341,7 @@ fn cmd_matrix(a: MatrixArgs) -> Result<ExitCode> {
     } else {
         a.profile.iter().map(|p| profile_for(p, &mut loaded)).collect::<Result<_>>()?
     };
-    let cells = run_cells(default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref(), threads(), &|| {})?;
+    let cells = run_with_progress("checking", default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref())?;
     match a.format {
         Format::Json => {
             println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?)
@@ -400,8 +435,8 @@ fn cmd_diff(a: DiffArgs) -> Result<ExitCode> {
     let mut loaded = builtins();
     let pa = profile_for(&a.a, &mut loaded)?;
     let pb = profile_for(&a.b, &mut loaded)?;
-    let cells_a = run_cells(default_matrix(std::slice::from_ref(&pa)), PropertyKind::ALL, None, threads(), &|| {})?;
-    let cells_b = run_cells(default_matrix(std::slice::from_ref(&pb)), PropertyKind::ALL, None, threads(), &|| {})?;
+    let cells_a = run_with_progress(&pa.name, default_matrix(std::slice::from_ref(&pa)), PropertyKind::ALL, None)?;
+    let cells_b = run_with_progress(&pb.name, default_matrix(std::slice::from_ref(&pb)), PropertyKind::ALL, None)?;
     let key = |c: &Config| (c.transport, c.client, c.key, c.server);
     let mut keys: Vec<_> = cells_a.iter().chain(&cells_b).map(|c| key(&c.config)).collect();
     keys.sort();

@@ -222,4 +222,48 @@ fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
         assert!(ok && !l.contains(';') && !l.contains('#'), "not a Mermaid sequence line: {l}");
     }
     assert!(block.contains("Note over S: 4. SIGKILL"));
+    assert_eq!(mermaid_parse(&md), vec!["ok sequence"]);
+}
+
+/// Parse every Mermaid block of `markdown` with the real Mermaid parser (Node.js, the pinned
+/// `mermaid` package that scripts/test installs in checker/tests/mermaid).
+fn mermaid_parse(markdown: &str) -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mermaid");
+    assert!(
+        dir.join("node_modules/mermaid").is_dir(),
+        "the Mermaid parser is not installed: run scripts/test (it runs npm ci in {})",
+        dir.display()
+    );
+    let file = temp("mermaid").join("report.md");
+    std::fs::write(&file, markdown).unwrap();
+    let out = std::process::Command::new("node").arg(dir.join("parse.mjs")).arg(&file).output().expect("node runs");
+    let text = stdout(&out);
+    assert!(out.status.success(), "Mermaid rejects a block: {text}{}", stderr(&out));
+    text.lines().map(String::from).collect()
+}
+
+#[test]
+fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
+    let dir = temp("explain-all");
+    let out = mcp_once().args(["matrix", "--profile", "sep-3182", "--profile", "outcome-query", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let mut all = String::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(files.len() > 200, "{} traces", files.len());
+    for f in &files {
+        let out = mcp_once().arg("explain").arg(f).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}: {}", f.display(), stderr(&out));
+        let md = stdout(&out);
+        for kind in ["StreamBreak", "ServerCrash", "KeyExpires", "ClientQueryOutcome", "FrameworkRetry", "ClientCancel"] {
+            if md.contains(&format!("`{kind}")) {
+                kinds.insert(kind);
+            }
+        }
+        all.push_str(&md);
+    }
+    assert_eq!(kinds.len(), 6, "traces cover every kind of fault step: {kinds:?}");
+    let parsed = mermaid_parse(&all);
+    assert_eq!(parsed.len(), files.len());
+    assert!(parsed.iter().all(|l| l == "ok sequence"));
 }
