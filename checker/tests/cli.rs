@@ -23,6 +23,20 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
+/// Check at-most-once under 2025-11-25 with `args`, writing traces to `dir`; the trace file.
+fn at_most_once_trace(dir: &std::path::Path, args: &[&str]) -> PathBuf {
+    let out = mcp_once()
+        .args(["check", "--profile", "mcp-2025-11-25", "--property", "at-most-once"])
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let files = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+    files.into_iter().find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace file")
+}
+
 #[test]
 fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     let out = mcp_once().arg("check").output().unwrap();
@@ -82,13 +96,7 @@ fn check_json_reports_every_property_with_trace_files_that_validate() {
 #[test]
 fn a_corrupt_trace_is_rejected_with_its_step_and_reason() {
     let dir = temp("corrupt");
-    let out = mcp_once()
-        .args(["check", "--profile", "mcp-2025-11-25", "--client", "retry-on-timeout", "--crashes", "0", "--property", "at-most-once", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().contains("at-most-once")).unwrap();
+    let file = at_most_once_trace(&dir, &["--client", "retry-on-timeout", "--crashes", "0"]);
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     // Step 5 claims the server read the retry before the first request: not possible on stdio.
     doc["states"][5]["mbt::actionTaken"] = serde_json::json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
@@ -194,13 +202,7 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
 #[test]
 fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
     let dir = temp("explain");
-    let out = mcp_once()
-        .args(["check", "--profile", "mcp-2025-11-25", "--client", "retry-on-disconnect", "--crashes", "1", "--property", "at-most-once", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("at-most-once.itf.json")).unwrap();
+    let file = at_most_once_trace(&dir, &["--client", "retry-on-disconnect", "--crashes", "1"]);
     let out = mcp_once().arg("explain").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
