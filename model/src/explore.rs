@@ -18,7 +18,7 @@ use crate::search::{replay, CheckResult, Counterexample, Stats, Verdict, WorstCa
 use crate::state::State;
 use stateright::Model;
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::time::Instant;
 
 /// Everything one pass finds.
@@ -40,9 +40,7 @@ struct Node {
 }
 
 fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
-    let mut h = builder.build_hasher();
-    s.hash(&mut h);
-    h.finish()
+    builder.hash_one(s)
 }
 
 /// Explore every reachable state of `model` once, checking `properties` and the worst case.
