@@ -18,7 +18,6 @@ use crate::search::{replay, CheckResult, Counterexample, Stats, Verdict, WorstCa
 use crate::state::State;
 use stateright::Model;
 use std::collections::{HashMap, VecDeque};
-use std::hash::BuildHasher;
 use std::time::Instant;
 
 /// Everything one pass finds.
