@@ -9,6 +9,7 @@ mod run;
 
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_once_conformance::fixture;
 use mcp_once_model::catalogue::matrix_bounds;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
@@ -47,6 +48,9 @@ enum Command {
         /// The trace file (as written by check --out or matrix --out).
         trace: PathBuf,
     },
+    /// Run the bundled Rust (rmcp) ledger fixture server, over stdio or Streamable HTTP.
+    #[command(after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md.")]
+    Fixture(FixtureArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
     Profiles {
@@ -145,6 +149,28 @@ struct CheckArgs {
     /// Check a trace file against the model instead: is it a real path that violates its property?
     #[arg(long, conflicts_with_all = ["profile", "transport", "client", "key", "server", "calls", "retries", "crashes"])]
     trace: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct FixtureArgs {
+    /// Which SDK's fixture: rust (bundled). The TypeScript and Python ones run under node and python.
+    #[arg(long, default_value = "rust")]
+    sdk: String,
+    /// stdio or http (Streamable HTTP on 127.0.0.1).
+    #[arg(long, default_value = "stdio")]
+    transport: fixture::Transport,
+    /// plain, key-volatile, key-durable, key-after-effect or key-expiring (SEP-3182 key stores).
+    #[arg(long, default_value = "plain")]
+    variant: fixture::Variant,
+    /// The ledger file: one fsynced JSON line per side effect.
+    #[arg(long)]
+    ledger: PathBuf,
+    /// HTTP port on 127.0.0.1 (0: any free port; the server prints `listening URL` on stderr).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// key-expiring: records older than this many milliseconds are treated as absent.
+    #[arg(long, default_value_t = 60_000)]
+    retention_ms: u64,
 }
 
 #[derive(Args)]
@@ -406,6 +432,25 @@ fn matrix_table(cells: &[Cell], markdown: bool) -> String {
     out
 }
 
+fn cmd_fixture(a: FixtureArgs) -> Result<ExitCode> {
+    if a.sdk != "rust" {
+        let how = match a.sdk.as_str() {
+            "typescript" => "node conformance/fixtures/typescript/server.mjs --ledger PATH [--transport http --port N]",
+            "python" => "conformance/fixtures/python/.venv/bin/python conformance/fixtures/python/server.py --ledger PATH [--transport http --port N]",
+            other => return Err(anyhow!("--sdk {other}: unknown SDK (rust, typescript, python)")),
+        };
+        return Err(anyhow!("--sdk {}: not bundled in this binary; after conformance/fixtures/install.sh run: {how}", a.sdk));
+    }
+    fixture::run_blocking(fixture::FixtureOptions {
+        transport: a.transport,
+        port: a.port,
+        ledger: a.ledger,
+        variant: a.variant,
+        retention_ms: a.retention_ms,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_explain(path: &std::path::Path) -> Result<ExitCode> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
@@ -544,12 +589,33 @@ fn cmd_profiles(profile: Option<String>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Parse the command line; a usage error is one line (clap's text folded), exit 2.
+fn parse_cli() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => e.exit(),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        Err(e) => {
+            let text = e.to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("mcp-once: {} (see mcp-once --help)", message.join(" ").trim_start_matches("error: "));
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     let result = match cli.command {
         Command::Check(a) => cmd_check(a),
         Command::Matrix(a) => cmd_matrix(a),
         Command::Explore(a) => cmd_explore(a),
+        Command::Fixture(a) => cmd_fixture(a),
         Command::Diff(a) => cmd_diff(a),
         Command::Explain { trace } => cmd_explain(&trace),
         Command::Profiles { profile } => cmd_profiles(profile),

@@ -269,3 +269,75 @@ fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
     assert_eq!(parsed.len(), files.len());
     assert!(parsed.iter().all(|l| l == "ok sequence"));
 }
+
+/// Kills and reaps a child process however the test ends.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn fixture_runs_the_rust_ledger_server_over_stdio() {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    use std::time::Duration;
+    let dir = temp("fixture");
+    let ledger = dir.join("ledger.jsonl");
+    let mut child = Reap(
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcp-once"))
+            .args(["fixture", "--sdk", "rust", "--transport", "stdio", "--variant", "key-durable", "--ledger"])
+            .arg(&ledger)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stdout = child.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdin = child.0.stdin.take().unwrap();
+    let mut send = |frame: serde_json::Value| writeln!(stdin, "{frame}").unwrap();
+    let mut reply_to = |id: u64| -> Value {
+        loop {
+            let line = rx.recv_timeout(Duration::from_secs(20)).expect("a frame within 20 s");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cli-test", "version": "0"}}}));
+    assert!(reply_to(1)["result"]["serverInfo"].is_object());
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    for id in [7, 8] {
+        send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "charge", "arguments": {"amount": 42, "currency": "usd"}, "idempotencyKey": "k-1"}}));
+        let reply = reply_to(id);
+        assert!(reply["result"]["content"][0]["text"].as_str().unwrap().contains("charged 42"), "{reply}");
+    }
+    drop(send);
+    drop(stdin);
+    let lines: Vec<Value> = std::fs::read_to_string(&ledger).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "the durable key store runs the repeated key once: {lines:?}");
+    assert_eq!(lines[0]["request_id"], 7);
+    assert_eq!(lines[0]["idempotency_key"], "k-1");
+    assert_eq!(lines[0]["sdk"], "rust");
+    // Standard input closed: the server exits by itself (bounded wait).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "fixture did not exit after stdin closed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,74 @@
+//! `mcp-once-fixture`: the Rust (rmcp) ledger fixture MCP server, see
+//! `mcp_once_conformance::fixture`.
+//!
+//!   mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME]
+//!                    [--retention-ms N]
+//!
+//! A missing `--ledger` or a bad value prints one line on stderr and exits with status 2.
+
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+use mcp_once_conformance::fixture::{self, FixtureOptions, Transport, Variant};
+
+/// Ledger fixture MCP server on the Rust SDK (rmcp).
+#[derive(Parser, Debug)]
+#[command(name = "mcp-once-fixture", version)]
+struct Cli {
+    /// The ledger file (created if missing, only ever appended to).
+    #[arg(long)]
+    ledger: PathBuf,
+    /// stdio or http.
+    #[arg(long, default_value = "stdio")]
+    transport: Transport,
+    /// HTTP port on 127.0.0.1; 0 = any free port.
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// plain, key-volatile, key-durable, key-after-effect or key-expiring.
+    #[arg(long, default_value = "plain")]
+    variant: Variant,
+    /// key-expiring: records older than this many milliseconds are treated as absent.
+    #[arg(long, default_value_t = 60_000)]
+    retention_ms: u64,
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            e.exit()
+        }
+        Err(e) => {
+            // clap's message spans several lines (and a usage block): fold it into one line.
+            let text = e.to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!(
+                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N])",
+                message.join(" ").trim_start_matches("error: ")
+            );
+            std::process::exit(2);
+        }
+    };
+    let opts = FixtureOptions {
+        transport: cli.transport,
+        port: cli.port,
+        ledger: cli.ledger,
+        variant: cli.variant,
+        retention_ms: cli.retention_ms,
+    };
+    let code = match fixture::run_blocking(opts) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("mcp-once-fixture: {e:#}");
+            1
+        }
+    };
+    // Exit at once: a call still in flight gets no reply (its ledger line, if written, stays).
+    std::process::exit(code);
+}
