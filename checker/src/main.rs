@@ -593,14 +593,7 @@ fn parse_cli() -> Cli {
         Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => e.exit(),
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => {
-            let text = e.to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-                .filter(|l| !l.is_empty())
-                .collect();
-            eprintln!("mcp-once: {} (see mcp-once --help)", message.join(" ").trim_start_matches("error: "));
+            eprintln!("mcp-once: {} (see mcp-once --help)", mcp_once_conformance::usage::one_line(&e));
             std::process::exit(2);
         }
     }

@@ -8,3 +8,4 @@
 
 pub mod fixture;
 pub mod plan;
+pub mod usage;

@@ -31,7 +31,7 @@ macro_rules! named_enum {
             fn from_str(s: &str) -> Result<Self, String> {
                 $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
                     let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown {} `{}` (expected one of: {})", stringify!($name), s, names.join(", "))
+                    format!("unknown value `{}` (expected one of: {})", s, names.join(", "))
                 })
             }
         }

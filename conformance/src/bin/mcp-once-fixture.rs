@@ -40,17 +40,9 @@ fn main() {
             e.exit()
         }
         Err(e) => {
-            // clap's message spans several lines (and a usage block): fold it into one line.
-            let text = e.to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-                .filter(|l| !l.is_empty())
-                .collect();
             eprintln!(
                 "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N])",
-                message.join(" ").trim_start_matches("error: ")
+                mcp_once_conformance::usage::one_line(&e)
             );
             std::process::exit(2);
         }
