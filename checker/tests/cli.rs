@@ -334,10 +334,15 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
     assert_eq!(lines[0]["request_id"], 7);
     assert_eq!(lines[0]["idempotency_key"], "k-1");
     assert_eq!(lines[0]["sdk"], "rust");
-    // Standard input closed: the server exits by itself (bounded wait).
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while child.0.try_wait().unwrap().is_none() {
-        assert!(std::time::Instant::now() < deadline, "fixture did not exit after stdin closed");
-        std::thread::sleep(Duration::from_millis(20));
+    // Standard input closed: the server exits by itself. Its stdout closing ends the reader
+    // thread, which disconnects the channel: that is the event waited for, with a bound.
+    loop {
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(_) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("fixture did not exit within 20 s after stdin closed"),
+        }
     }
+    assert!(child.0.wait().unwrap().success());
+}
 }

@@ -133,29 +133,6 @@ impl Action {
     pub fn internal(&self) -> bool {
         self.actor() == Actor::Server
     }
-
-    /// The logical call it concerns, if any.
-    pub fn call(&self) -> Option<u8> {
-        match *self {
-            Action::ServerCrash | Action::ServerRestart => None,
-            Action::ClientCall { call }
-            | Action::ClientQueryOutcome { call }
-            | Action::StepFails { call }
-            | Action::KeyExpires { call, .. }
-            | Action::ClientTimeout { call, .. }
-            | Action::ClientCancel { call, .. }
-            | Action::ClientReceive { call, .. }
-            | Action::ClientSeesDisconnect { call, .. }
-            | Action::ClientRetry { call, .. }
-            | Action::FrameworkRetry { call, .. }
-            | Action::StreamBreak { call, .. }
-            | Action::ServerReceive { call, .. }
-            | Action::ServerReceiveCancel { call, .. }
-            | Action::ServerCommit { call, .. }
-            | Action::ServerStoreKey { call, .. }
-            | Action::ServerRespond { call, .. } => Some(call),
-        }
-    }
 }
 
 impl fmt::Display for Action {

@@ -536,9 +536,4 @@ impl Profile {
             row!(idempotency_crash_window),
         ]
     }
-
-    /// The citation of a knob by name.
-    pub fn cite(&self, knob: &str) -> Option<&Citation> {
-        self.knob_table().into_iter().find(|(n, ..)| *n == knob).map(|(_, _, c, _)| c)
-    }
 }
