@@ -345,4 +345,3 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
     }
     assert!(child.0.wait().unwrap().success());
 }
-}
