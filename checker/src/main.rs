@@ -4,6 +4,7 @@
 //! Exit codes (as Maelstrom's): 0 every checked property holds, 1 a property is violated, 2 no
 //! verdict could be established (bad input, a configuration that does not apply).
 
+mod conform;
 mod report;
 mod run;
 
@@ -51,6 +52,9 @@ enum Command {
     /// Run the bundled Rust (rmcp) ledger fixture server, over stdio or Streamable HTTP.
     #[command(after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md.")]
     Fixture(FixtureArgs),
+    /// Replay a trace against a real MCP server, injecting its faults and counting side effects.
+    #[command(after_help = "Exit code: 1 confirmed, 0 not reproduced, 2 diverged, inconclusive or interrupted.\nExamples:\n  mcp-once replay traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k0__at-most-once.itf.json \\\n      --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once replay TRACE --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --observe tool:ledger_count --evidence out/")]
+    Replay(conform::ReplayArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
     Profiles {
@@ -606,6 +610,7 @@ fn main() -> ExitCode {
         Command::Matrix(a) => cmd_matrix(a),
         Command::Explore(a) => cmd_explore(a),
         Command::Fixture(a) => cmd_fixture(a),
+        Command::Replay(a) => conform::cmd_replay(a),
         Command::Diff(a) => cmd_diff(a),
         Command::Explain { trace } => cmd_explain(&trace),
         Command::Profiles { profile } => cmd_profiles(profile),

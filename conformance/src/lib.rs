@@ -8,4 +8,5 @@
 
 pub mod fixture;
 pub mod plan;
+pub mod replay;
 pub mod usage;

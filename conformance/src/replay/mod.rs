@@ -1,0 +1,388 @@
+//! The replay runner: turns a model counterexample into evidence by replaying it against a real
+//! MCP server, injecting the faults it names (timeouts, cancellation, a closed response stream,
+//! SIGKILL, restart, retries) and counting side effects with an observer.
+//!
+//! Layout: [`process`] (server processes and their groups), [`wire`] and [`frame`] (the raw
+//! JSON-RPC client), [`observer`] (counting effects), [`pacing`] (which server steps to hold
+//! back), [`evidence`] (the log), [`driver`] (one method per model action), [`probe`] (the
+//! catalogue of checks for one server).
+
+pub mod driver;
+pub mod evidence;
+pub mod frame;
+pub mod observer;
+pub mod pacing;
+// pub mod probe;
+pub mod process;
+pub mod wire;
+
+use anyhow::{anyhow, Result};
+use process::{split_command, LaunchSpec};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The server under test.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A stdio server the runner starts (and kills, and restarts) itself.
+    Stdio(LaunchSpec),
+    /// A Streamable HTTP endpoint, with the command that starts it when the runner may kill
+    /// and restart it.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// How to start the server (None: it is already running and cannot be restarted).
+        launch: Option<LaunchSpec>,
+    },
+}
+
+impl Target {
+    /// Build a target from the CLI's `--stdio CMD` or `--http URL [--launch CMD]`, with the
+    /// environment (`KEY=VALUE`) and working directory for the started process.
+    pub fn from_options(stdio: Option<&str>, http: Option<&str>, launch: Option<&str>, env: &[String], cwd: Option<PathBuf>) -> Result<Target> {
+        let mut vars = Vec::new();
+        for e in env {
+            let (k, v) = e.split_once('=').ok_or_else(|| anyhow!("--env: `{e}` is not KEY=VALUE"))?;
+            vars.push((k.to_string(), v.to_string()));
+        }
+        let spec = |what: &str, line: &str| -> Result<LaunchSpec> { Ok(LaunchSpec { argv: split_command(what, line)?, env: vars.clone(), cwd: cwd.clone() }) };
+        match (stdio, http) {
+            (Some(cmd), None) => {
+                if launch.is_some() {
+                    return Err(anyhow!("--launch goes with --http, not --stdio"));
+                }
+                Ok(Target::Stdio(spec("--stdio", cmd)?))
+            }
+            (None, Some(url)) => {
+                let parsed = reqwest::Url::parse(url).map_err(|e| anyhow!("--http: `{url}` is not a URL: {e}"))?;
+                if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                    return Err(anyhow!("--http: `{url}` is not an http(s) URL with a host"));
+                }
+                Ok(Target::Http { url: url.to_string(), launch: launch.map(|l| spec("--launch", l)).transpose()? })
+            }
+            (Some(_), Some(_)) => Err(anyhow!("give either --stdio or --http, not both")),
+            (None, None) => Err(anyhow!("give the server: --stdio \"CMD\" or --http URL [--launch \"CMD\"]")),
+        }
+    }
+
+    /// The model transport this target speaks.
+    pub fn transport(&self) -> mcp_once_model::Transport {
+        match self {
+            Target::Stdio(_) => mcp_once_model::Transport::Stdio,
+            Target::Http { .. } => mcp_once_model::Transport::Http,
+        }
+    }
+
+    /// A short description for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Stdio(l) => format!("stdio: {}", l.argv.join(" ")),
+            Target::Http { url, launch: Some(l) } => format!("http: {url} (started by {})", l.argv.join(" ")),
+            Target::Http { url, launch: None } => format!("http: {url}"),
+        }
+    }
+}
+
+/// Where the idempotency key goes when a trace uses one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyPlacement {
+    /// `params.idempotencyKey` (SEP-3182).
+    Params,
+    /// `params._meta[NAME]`.
+    Meta(String),
+    /// `params.arguments[NAME]`.
+    Arg(String),
+}
+
+impl std::str::FromStr for KeyPlacement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once(':') {
+            None if s == "params" => Ok(KeyPlacement::Params),
+            Some(("meta", name)) if !name.is_empty() => Ok(KeyPlacement::Meta(name.into())),
+            Some(("arg", name)) if !name.is_empty() => Ok(KeyPlacement::Arg(name.into())),
+            _ => Err(format!("`{s}` is not params, meta:NAME or arg:NAME")),
+        }
+    }
+}
+
+/// The wire protocol revision the runner speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Revision {
+    /// `2025-11-25`: `initialize` handshake, HTTP sessions.
+    #[serde(rename = "2025-11-25")]
+    R2025_11_25,
+    /// `2026-07-28`: `server/discover`, the version in every request's `_meta`, no sessions.
+    #[serde(rename = "2026-07-28")]
+    R2026_07_28,
+}
+
+impl Revision {
+    /// The revision string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::R2025_11_25 => "2025-11-25",
+            Revision::R2026_07_28 => "2026-07-28",
+        }
+    }
+}
+
+impl std::str::FromStr for Revision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "2025-11-25" => Ok(Revision::R2025_11_25),
+            "2026-07-28" => Ok(Revision::R2026_07_28),
+            _ => Err(format!("`{s}` is not a revision the runner speaks (2025-11-25, 2026-07-28)")),
+        }
+    }
+}
+
+/// Everything a replay (or a probe) needs besides the trace.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// The server under test.
+    pub target: Target,
+    /// The side-effecting tool to call.
+    pub tool: String,
+    /// Its arguments (a JSON object).
+    pub args: serde_json::Map<String, Value>,
+    /// Where a key goes.
+    pub key_at: KeyPlacement,
+    /// How effects are counted.
+    pub observer: observer::Observer,
+    /// Wire revision (None: the trace's profile's revision).
+    pub revision: Option<Revision>,
+    /// Bound on each awaited step.
+    pub step_timeout: Duration,
+    /// Bound on a server start (process start to an answered handshake).
+    pub start_timeout: Duration,
+    /// How long a held step is held (see [`pacing`]).
+    pub window: Duration,
+    /// Whether to ask the server to hold steps (when its tool offers delay arguments).
+    pub pace: bool,
+    /// Where to write the evidence log and the result.
+    pub evidence_dir: Option<PathBuf>,
+}
+
+/// A replay's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The steps were realised and the server produced the model's effects: the property is
+    /// violated for real.
+    Confirmed,
+    /// The steps were realised and the server did not do the effect the violation needs.
+    NotReproduced,
+    /// A step could not be realised (named in the reason).
+    Diverged,
+    /// The observer could not tell.
+    Inconclusive,
+    /// The runner was interrupted (SIGINT, SIGTERM).
+    Interrupted,
+}
+
+impl Verdict {
+    /// The process exit code: 1 confirmed, 0 not reproduced, 2 otherwise.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Confirmed => 1,
+            Verdict::NotReproduced => 0,
+            Verdict::Diverged | Verdict::Inconclusive | Verdict::Interrupted => 2,
+        }
+    }
+
+    /// The verdict's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Confirmed => "confirmed",
+            Verdict::NotReproduced => "not-reproduced",
+            Verdict::Diverged => "diverged",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How one trace step went.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepRecord {
+    /// 1-based step number in the trace.
+    pub step: usize,
+    /// The action.
+    pub action: String,
+    /// `driven`, `observed`, `delivered` (written to the server; confirmed later), or `failed`.
+    pub status: String,
+    /// Milliseconds since the run started, when the step was done or seen.
+    pub t_ms: f64,
+    /// What the runner saw or did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The result of a replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The property the trace violates (or `worst-case`).
+    pub property: String,
+    /// Effects in the trace's last state.
+    pub expected_effects: u64,
+    /// Effects the observer counted when the last step was done (None if it could not tell).
+    pub observed_effects: Option<i64>,
+    /// Effects counted after the server was stopped, if that differs (held attempts finishing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled_effects: Option<i64>,
+    /// One line: why this verdict.
+    pub reason: String,
+    /// The evidence log, if written.
+    pub evidence: Option<PathBuf>,
+    /// The trace file.
+    pub trace: String,
+    /// The server under test.
+    pub target: String,
+    /// The wire revision spoken.
+    pub revision: Revision,
+    /// The observer.
+    pub observer: String,
+    /// Each step.
+    pub steps: Vec<StepRecord>,
+    /// Things the runner noticed (pacing, reorderings, extra effects).
+    pub notes: Vec<String>,
+    /// Wall time in milliseconds.
+    pub wall_ms: f64,
+}
+
+impl ReplayResult {
+    /// The JSON form (`mcp-once replay --format json`).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("results serialise")
+    }
+
+    /// A human summary.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{}: {}\n  trace: {} ({})\n  server: {} (revision {})\n  effects: expected {}, observed {}{}\n  observer: {}\n",
+            self.verdict.as_str().to_uppercase(),
+            self.reason,
+            self.trace,
+            self.property,
+            self.target,
+            self.revision.as_str(),
+            self.expected_effects,
+            self.observed_effects.map_or("unknown".into(), |n| n.to_string()),
+            self.settled_effects.map_or(String::new(), |n| format!(" ({n} after the server stopped)")),
+            self.observer,
+        );
+        for st in &self.steps {
+            s.push_str(&format!("  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n", st.step, st.action, st.status, st.t_ms, st.note.as_ref().map_or(String::new(), |n| format!("  {n}"))));
+        }
+        for n in &self.notes {
+            s.push_str(&format!("  note: {n}\n"));
+        }
+        if let Some(e) = &self.evidence {
+            s.push_str(&format!("  evidence: {}\n", e.display()));
+        }
+        s
+    }
+}
+
+/// Write `result.json` next to the evidence log, if there is one.
+pub fn write_result(result: &ReplayResult) -> Result<()> {
+    if let Some(log) = &result.evidence {
+        let dir = log.parent().ok_or_else(|| anyhow!("evidence path has no folder"))?;
+        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(&result.to_json())? + "\n")?;
+    }
+    Ok(())
+}
+
+/// A result for a run that ended before it could reach a verdict of its own.
+pub fn interrupted(trace: &str, property: &str, options: &ReplayOptions, evidence: &evidence::Evidence, why: &str) -> ReplayResult {
+    evidence.record("verdict", json!({"verdict": "interrupted", "reason": why}));
+    ReplayResult {
+        verdict: Verdict::Interrupted,
+        property: property.into(),
+        expected_effects: 0,
+        observed_effects: None,
+        settled_effects: None,
+        reason: why.into(),
+        evidence: evidence.path().map(PathBuf::from),
+        trace: trace.into(),
+        target: options.target.describe(),
+        revision: options.revision.unwrap_or(Revision::R2025_11_25),
+        observer: options.observer.describe(),
+        steps: Vec::new(),
+        notes: Vec::new(),
+        wall_ms: evidence.elapsed_ms(),
+    }
+}
+
+/// Read a trace file and check it against the model (a trace the model cannot take is refused,
+/// not replayed). Returns the trace and the profile it was found under.
+pub fn load_trace(path: &std::path::Path) -> Result<(mcp_once_model::trace::TraceFile, mcp_once_model::Profile)> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{name}: {e}"))?;
+    let trace = mcp_once_model::trace::TraceFile::parse(&name, &text)?;
+    let profile = driver::trace_profile(&trace).map_err(|e| anyhow!("{name}: {e}"))?;
+    trace.validate(&name, &profile)?;
+    Ok((trace, profile))
+}
+
+/// The wire revision for a profile, unless the options name one.
+pub fn revision_for(options: &ReplayOptions, profile: &mcp_once_model::Profile) -> Revision {
+    options.revision.unwrap_or_else(|| profile.revision.parse().unwrap_or(Revision::R2025_11_25))
+}
+
+/// Replay `trace` against the server in `options`, logging to `evidence`.
+pub async fn replay(trace: &mcp_once_model::trace::TraceFile, name: &str, profile: mcp_once_model::Profile, options: ReplayOptions, evidence: evidence::Evidence) -> ReplayResult {
+    let revision = revision_for(&options, &profile);
+    let session = driver::Session::new(options, revision, evidence);
+    driver::Driver::new(session, trace, name, profile).run().await
+}
+
+/// Run `work` on a fresh runtime; SIGINT or SIGTERM stops it, kills every server process group
+/// the runner started, and yields `None` (the caller reports an interrupted run).
+pub fn block_on_interruptible<T>(work: impl std::future::Future<Output = T>) -> Result<Option<T>> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let out = rt.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut term = signal(SignalKind::terminate())?;
+        tokio::select! {
+            v = work => Ok::<_, anyhow::Error>(Some(v)),
+            _ = int.recv() => Ok(None),
+            _ = term.recv() => Ok(None),
+        }
+    });
+    process::kill_all_groups();
+    rt.shutdown_timeout(Duration::from_secs(2));
+    out
+}
+
+/// `mcp-once replay`: load the trace, replay it, write `result.json` beside the evidence, and
+/// return the result (an interrupted run returns an `interrupted` result with the evidence so far).
+pub fn run_replay(path: &std::path::Path, options: ReplayOptions) -> Result<ReplayResult> {
+    let (trace, profile) = load_trace(path)?;
+    let evidence = evidence::Evidence::new(options.evidence_dir.as_deref()).map_err(|e| anyhow!("--evidence: {e}"))?;
+    let name = path.display().to_string();
+    let result = match block_on_interruptible(replay(&trace, &name, profile.clone(), options.clone(), evidence.clone()))? {
+        Some(r) => r,
+        None => {
+            let mut r = interrupted(&name, &trace.property, &options, &evidence, "interrupted by a signal; every server process group was killed");
+            r.revision = revision_for(&options, &profile);
+            r
+        }
+    };
+    write_result(&result)?;
+    Ok(result)
+}

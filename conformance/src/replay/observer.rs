@@ -1,0 +1,267 @@
+//! Observers: how the runner counts side effects. A ledger file (lines, optionally only those
+//! whose JSON field has a value), a command that prints a number, or a call of a tool on the
+//! server whose result yields a number (a JSON pointer into its structured content, or a regex
+//! over its text). A reading is a number; `step` says how much it moves per effect (1 for a
+//! count, -42 for a balance that drops by 42), so effects = (reading - baseline) / step.
+
+use anyhow::{anyhow, Context, Result};
+use regex::Regex;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+/// Where the observer reads from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Count complete JSON lines of a ledger file; with a filter, only lines whose top-level
+    /// `field` equals `value`.
+    Ledger {
+        /// The ledger file.
+        path: PathBuf,
+        /// Optional (field, value) filter.
+        filter: Option<(String, Value)>,
+    },
+    /// Run a command (argv, no shell) that prints one number.
+    Command {
+        /// Program and arguments.
+        argv: Vec<String>,
+    },
+    /// Call a tool on the server under test and take a number from its result.
+    Tool {
+        /// Tool name.
+        name: String,
+        /// Its arguments.
+        args: Value,
+        /// How to find the number in the result.
+        extract: Extract,
+    },
+}
+
+/// How a number is taken from a tool result.
+#[derive(Clone, Debug)]
+pub enum Extract {
+    /// A JSON pointer into `structuredContent`.
+    Pointer(String),
+    /// The first capture group (or the whole match) of a regex over the text content.
+    Regex(Regex),
+}
+
+/// An observer: a source and how its reading moves per effect.
+#[derive(Clone, Debug)]
+pub struct Observer {
+    /// Where readings come from.
+    pub source: Source,
+    /// How much a reading moves per effect (never 0).
+    pub step: f64,
+}
+
+impl Observer {
+    /// Parse `ledger:PATH`, `cmd:COMMAND` or `tool:NAME[:SELECTOR]` (SELECTOR: a JSON pointer
+    /// starting with `/`, or `re:REGEX`; default `/count`). `filter` (`FIELD=JSON`), `tool_args`
+    /// (JSON) and `step` come from their own options.
+    pub fn parse(spec: &str, filter: Option<&str>, tool_args: Option<&str>, step: f64) -> Result<Observer> {
+        if step == 0.0 || !step.is_finite() {
+            return Err(anyhow!("--observe-step: must be a non-zero number"));
+        }
+        let (kind, rest) = spec.split_once(':').ok_or_else(|| anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND or tool:NAME[:SELECTOR]"))?;
+        let source = match kind {
+            "ledger" => {
+                if rest.is_empty() {
+                    return Err(anyhow!("--observe: ledger: needs a path"));
+                }
+                let filter = match filter {
+                    None => None,
+                    Some(f) => {
+                        let (field, value) = f.split_once('=').ok_or_else(|| anyhow!("--observe-filter: `{f}` is not FIELD=JSON"))?;
+                        let value: Value = serde_json::from_str(value).with_context(|| format!("--observe-filter: the value of `{field}` is not JSON"))?;
+                        Some((field.to_string(), value))
+                    }
+                };
+                Source::Ledger { path: PathBuf::from(rest), filter }
+            }
+            "cmd" => Source::Command { argv: super::process::split_command("--observe cmd:", rest)? },
+            "tool" => {
+                let (name, selector) = match rest.split_once(':') {
+                    Some((n, s)) => (n, s),
+                    None => (rest, "/count"),
+                };
+                if name.is_empty() {
+                    return Err(anyhow!("--observe: tool: needs a tool name"));
+                }
+                let extract = if let Some(re) = selector.strip_prefix("re:") {
+                    Extract::Regex(Regex::new(re).with_context(|| format!("--observe: bad regex `{re}`"))?)
+                } else if selector.starts_with('/') || selector.is_empty() {
+                    Extract::Pointer(selector.to_string())
+                } else {
+                    return Err(anyhow!("--observe: tool selector `{selector}` is neither a JSON pointer (/…) nor re:REGEX"));
+                };
+                let args = match tool_args {
+                    Some(a) => serde_json::from_str(a).context("--observe-args: not JSON")?,
+                    None => Value::Object(Default::default()),
+                };
+                if !args.is_object() {
+                    return Err(anyhow!("--observe-args: must be a JSON object"));
+                }
+                Source::Tool { name: name.to_string(), args, extract }
+            }
+            other => return Err(anyhow!("--observe: unknown observer `{other}` (ledger, cmd or tool)")),
+        };
+        if filter.is_some() && !matches!(source, Source::Ledger { .. }) {
+            return Err(anyhow!("--observe-filter applies to ledger: observers only"));
+        }
+        if tool_args.is_some() && !matches!(source, Source::Tool { .. }) {
+            return Err(anyhow!("--observe-args applies to tool: observers only"));
+        }
+        Ok(Observer { source, step })
+    }
+
+    /// Whether readings survive the server process (false for a tool observer: the server may
+    /// keep its state in memory).
+    pub fn outside_server(&self) -> bool {
+        !matches!(self.source, Source::Tool { .. })
+    }
+
+    /// Effects between a baseline reading and a reading, if the difference is a whole number
+    /// of steps.
+    pub fn effects(&self, baseline: f64, reading: f64) -> Result<i64, String> {
+        let n = (reading - baseline) / self.step;
+        if (n - n.round()).abs() > 1e-9 {
+            return Err(format!("the reading moved by {} from {baseline}, not a whole number of steps of {}", reading - baseline, self.step));
+        }
+        Ok(n.round() as i64)
+    }
+
+    /// A short description for reports.
+    pub fn describe(&self) -> String {
+        match &self.source {
+            Source::Ledger { path, filter: None } => format!("ledger {}", path.display()),
+            Source::Ledger { path, filter: Some((f, v)) } => format!("ledger {} where {f} = {v}", path.display()),
+            Source::Command { argv } => format!("command `{}`", argv.join(" ")),
+            Source::Tool { name, extract: Extract::Pointer(p), .. } => format!("tool {name} at {p}"),
+            Source::Tool { name, extract: Extract::Regex(r), .. } => format!("tool {name} matching /{r}/"),
+        }
+    }
+}
+
+/// Count a ledger's complete lines (ending in a newline and parsing as a JSON object), optionally
+/// only those whose `field` equals `value`. A torn last line (no newline yet) is not counted;
+/// a complete line that is not JSON is an error naming its line number.
+pub fn count_ledger(bytes: &[u8], filter: Option<&(String, Value)>) -> Result<u64, String> {
+    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => return Ok(0),
+    };
+    let mut n = 0;
+    for (i, line) in complete[..complete.len() - 1].split(|&b| b == b'\n').enumerate() {
+        let v: Value = serde_json::from_slice(line).map_err(|e| format!("line {} is not JSON: {e}", i + 1))?;
+        if !v.is_object() {
+            return Err(format!("line {} is not a JSON object", i + 1));
+        }
+        if filter.is_none_or(|(f, want)| v.get(f) == Some(want)) {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Read a ledger file (absent = 0).
+pub async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)>) -> Result<f64, String> {
+    match tokio::fs::read(path).await {
+        Ok(bytes) => count_ledger(&bytes, filter).map(|n| n as f64).map_err(|e| format!("ledger {}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0.0),
+        Err(e) => Err(format!("ledger {}: {e}", path.display())),
+    }
+}
+
+/// Run an observer command with a bound and parse the number it prints.
+pub async fn read_command(argv: &[String], bound: Duration) -> Result<f64, String> {
+    let mut cmd = tokio::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).process_group(0);
+    let child = cmd.spawn().map_err(|e| format!("observer command `{}`: {e}", argv[0]))?;
+    let out = tokio::time::timeout(bound, child.wait_with_output())
+        .await
+        .map_err(|_| format!("observer command `{}` did not finish within {} ms", argv.join(" "), bound.as_millis()))?
+        .map_err(|e| format!("observer command `{}`: {e}", argv[0]))?;
+    if !out.status.success() {
+        return Err(format!("observer command `{}` failed ({}): {}", argv.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim().parse::<f64>().map_err(|_| format!("observer command `{}` printed `{}`, not a number", argv.join(" "), text.trim()))
+}
+
+/// Take the number out of a `tools/call` result.
+pub fn extract(result: &Value, how: &Extract) -> Result<f64, String> {
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        return Err(format!("the observer tool returned an error: {result}"));
+    }
+    match how {
+        Extract::Pointer(p) => {
+            let v = result.get("structuredContent").and_then(|s| s.pointer(p)).ok_or_else(|| format!("no structuredContent{p} in the observer tool's result"))?;
+            match v {
+                Value::Number(n) => n.as_f64().ok_or_else(|| format!("structuredContent{p} = {n} is not a number")),
+                Value::Array(items) => Ok(items.len() as f64),
+                Value::String(s) => s.trim().parse().map_err(|_| format!("structuredContent{p} = {s:?} is not a number")),
+                other => Err(format!("structuredContent{p} = {other} is not a number or a list")),
+            }
+        }
+        Extract::Regex(re) => {
+            let text: String = result
+                .get("content")
+                .and_then(Value::as_array)
+                .map(|items| items.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"))
+                .unwrap_or_default();
+            let caps = re.captures(&text).ok_or_else(|| format!("/{re}/ does not match the observer tool's text {text:?}"))?;
+            let m = caps.get(1).or_else(|| caps.get(0)).expect("a match");
+            m.as_str().trim().parse().map_err(|_| format!("/{re}/ matched {:?}, not a number", m.as_str()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ledger_counts_complete_lines_and_filters() {
+        let text = b"{\"sdk\":\"rust\"}\n{\"sdk\":\"python\"}\n{\"sdk\":\"ru";
+        assert_eq!(count_ledger(text, None), Ok(2));
+        assert_eq!(count_ledger(text, Some(&("sdk".into(), json!("rust")))), Ok(1));
+        assert_eq!(count_ledger(b"", None), Ok(0));
+        assert_eq!(count_ledger(b"{\"a\"", None), Ok(0));
+        assert!(count_ledger(b"{}\nnope\n", None).unwrap_err().contains("line 2"));
+    }
+
+    #[test]
+    fn observer_specs_parse() {
+        assert!(matches!(Observer::parse("ledger:l.jsonl", Some("sdk=\"rust\""), None, 1.0).unwrap().source, Source::Ledger { filter: Some(_), .. }));
+        assert!(matches!(Observer::parse("tool:balance:/balance", None, Some("{\"account\":\"a\"}"), -42.0).unwrap().source, Source::Tool { .. }));
+        assert!(matches!(Observer::parse("tool:ledger_count", None, None, 1.0).unwrap().source, Source::Tool { extract: Extract::Pointer(ref p), .. } if p == "/count"));
+        for (spec, filter, args, step, why) in [
+            ("ledger", None, None, 1.0, "is not ledger:PATH"),
+            ("disk:x", None, None, 1.0, "unknown observer"),
+            ("cmd:", None, None, 1.0, "empty command"),
+            ("tool:x:count", None, None, 1.0, "neither a JSON pointer"),
+            ("tool:x:re:(", None, None, 1.0, "bad regex"),
+            ("ledger:l", Some("sdk"), None, 1.0, "FIELD=JSON"),
+            ("cmd:wc -l l", Some("a=1"), None, 1.0, "ledger: observers only"),
+            ("ledger:l", None, None, 0.0, "non-zero"),
+        ] {
+            let e = Observer::parse(spec, filter, args, step).unwrap_err().to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn numbers_come_out_of_tool_results() {
+        let r = json!({"content": [{"type": "text", "text": "balance: 58 usd"}], "structuredContent": {"count": 3, "tx": [1, 2]}});
+        assert_eq!(extract(&r, &Extract::Pointer("/count".into())), Ok(3.0));
+        assert_eq!(extract(&r, &Extract::Pointer("/tx".into())), Ok(2.0));
+        assert_eq!(extract(&r, &Extract::Regex(Regex::new(r"balance: (\d+)").unwrap())), Ok(58.0));
+        assert!(extract(&json!({"isError": true, "content": []}), &Extract::Pointer("/count".into())).is_err());
+        let o = Observer::parse("cmd:echo 1", None, None, -42.0).unwrap();
+        assert_eq!(o.effects(100.0, 16.0), Ok(2));
+        assert!(o.effects(100.0, 50.0).is_err());
+    }
+}
