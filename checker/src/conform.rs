@@ -36,9 +36,10 @@ pub struct TargetArgs {
     /// Its arguments, a JSON object.
     #[arg(long, default_value = "{}", value_name = "JSON")]
     args: String,
-    /// Where an idempotency key goes: params (params.idempotencyKey), meta:NAME or arg:NAME.
-    #[arg(long, default_value = "params", value_parser = parse::<KeyPlacement>)]
-    key_at: KeyPlacement,
+    /// Where an idempotency key goes: params (params.idempotencyKey), meta:NAME or arg:NAME
+    /// (replay default: params; probe: given = also run the SEP-3182 key checks).
+    #[arg(long, value_parser = parse::<KeyPlacement>)]
+    key_at: Option<KeyPlacement>,
     /// How effects are counted: ledger:PATH, cmd:"CMD" (prints a number) or
     /// tool:NAME[:/json/pointer|:re:REGEX] (a tool on the server; default pointer /count).
     #[arg(long, value_name = "OBSERVER")]
@@ -92,7 +93,7 @@ impl TargetArgs {
             target,
             tool: self.tool.clone(),
             args,
-            key_at: self.key_at.clone(),
+            key_at: self.key_at.clone().unwrap_or(KeyPlacement::Params),
             observer,
             revision: self.revision,
             step_timeout: Duration::from_millis(self.step_timeout_ms),
@@ -125,4 +126,28 @@ pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
         OutFormat::Json => println!("{}", serde_json::to_string_pretty(&result.to_json())?),
     }
     Ok(ExitCode::from(result.verdict.exit_code()))
+}
+
+/// `mcp-once probe` arguments.
+#[derive(Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape).
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// Run `mcp-once probe`.
+pub fn cmd_probe(a: ProbeArgs) -> Result<ExitCode> {
+    let options = a.target.options()?;
+    let Some(checks) = replay::run_probe(options, a.target.key_at.is_some())? else {
+        eprintln!("mcp-once: probe interrupted; every server process group was killed");
+        return Ok(ExitCode::from(2));
+    };
+    match a.format {
+        OutFormat::Text => print!("{}", replay::probe::to_text(&checks)),
+        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&replay::probe::to_json(&checks))?),
+    }
+    Ok(ExitCode::from(replay::probe::exit_code(&checks)))
 }

@@ -55,6 +55,10 @@ enum Command {
     /// Replay a trace against a real MCP server, injecting its faults and counting side effects.
     #[command(after_help = "Exit code: 1 confirmed, 0 not reproduced, 2 diverged, inconclusive or interrupted.\nExamples:\n  mcp-once replay traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k0__at-most-once.itf.json \\\n      --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once replay TRACE --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --observe tool:ledger_count --evidence out/")]
     Replay(conform::ReplayArgs),
+    /// Conformance-test a server: replay the model's catalogue for its revision and transport
+    /// (and, with --key-at, check SEP-3182 key semantics); results in the MCP conformance suite's shape.
+    #[command(after_help = "Exit code: 1 a check failed, 2 a check could not be tested, 0 all passed.\nExamples:\n  mcp-once probe --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once probe --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --variant key-durable --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --key-at params --observe ledger:l.jsonl --format json")]
+    Probe(conform::ProbeArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
     Profiles {
@@ -611,6 +615,7 @@ fn main() -> ExitCode {
         Command::Explore(a) => cmd_explore(a),
         Command::Fixture(a) => cmd_fixture(a),
         Command::Replay(a) => conform::cmd_replay(a),
+        Command::Probe(a) => conform::cmd_probe(a),
         Command::Diff(a) => cmd_diff(a),
         Command::Explain { trace } => cmd_explain(&trace),
         Command::Profiles { profile } => cmd_profiles(profile),

@@ -12,7 +12,7 @@ pub mod evidence;
 pub mod frame;
 pub mod observer;
 pub mod pacing;
-// pub mod probe;
+pub mod probe;
 pub mod process;
 pub mod wire;
 
@@ -385,4 +385,14 @@ pub fn run_replay(path: &std::path::Path, options: ReplayOptions) -> Result<Repl
     };
     write_result(&result)?;
     Ok(result)
+}
+
+/// `mcp-once probe`: run the catalogue (and the key checks when `key_checks` is set); an
+/// interrupted run returns `None` after killing every server process group.
+pub fn run_probe(options: ReplayOptions, key_checks: bool) -> Result<Option<Vec<probe::CheckRecord>>> {
+    match block_on_interruptible(probe::probe(options, key_checks))? {
+        Some(Ok(checks)) => Ok(Some(checks)),
+        Some(Err(e)) => Err(anyhow!(e)),
+        None => Ok(None),
+    }
 }

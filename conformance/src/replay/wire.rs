@@ -266,11 +266,28 @@ async fn post(generation: u32, h: Arc<HttpShared>, body: String, id: Option<Valu
         .post(&h.url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(body);
+        .body(body.clone());
     if let Some(s) = h.session.lock().expect("lock").clone() {
         req = req.header("mcp-session-id", s);
     }
-    if let Some(v) = h.protocol.lock().expect("lock").clone() {
+    let protocol = h.protocol.lock().expect("lock").clone();
+    if let Some(v) = protocol {
+        if v.as_str() >= "2026-07-28" {
+            // SEP-2243 standard headers, which 2026-07-28 servers may require: the method,
+            // and the name a request acts on (printable ASCII names only).
+            let msg: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            if let Some(method) = msg.get("method").and_then(Value::as_str) {
+                req = req.header("mcp-method", method);
+                let name = match method {
+                    "tools/call" | "prompts/get" => msg.pointer("/params/name"),
+                    "resources/read" => msg.pointer("/params/uri"),
+                    _ => None,
+                };
+                if let Some(n) = name.and_then(Value::as_str).filter(|n| n.bytes().all(|b| (0x20..0x7f).contains(&b))) {
+                    req = req.header("mcp-name", n);
+                }
+            }
+        }
         req = req.header("mcp-protocol-version", v);
     }
     let resp = match req.send().await {
