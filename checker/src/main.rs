@@ -44,10 +44,13 @@ enum Command {
     #[command(after_help = "Exit code: 0 no cell changes, 1 some cells change, 2 trouble.\nExamples:\n  mcp-once diff mcp-2026-07-28 sep-3182\n  mcp-once diff mcp-2026-07-28 specs/proposals/my-proposal.toml --format markdown")]
     Diff(DiffArgs),
     /// Write an issue-ready Markdown report of a trace file (summary, cited steps, Mermaid diagram).
-    #[command(after_help = "Example:\n  mcp-once explain traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k1__at-most-once.itf.json > issue.md")]
+    #[command(after_help = "Examples:\n  mcp-once explain traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k1__at-most-once.itf.json > issue.md\n  mcp-once explain TRACE --evidence out/ > issue.md   (with a replay's evidence folder)")]
     Explain {
         /// The trace file (as written by check --out or matrix --out).
         trace: PathBuf,
+        /// A replay's evidence folder (replay --evidence): adds its verdict, steps and wire log.
+        #[arg(long, value_name = "DIR")]
+        evidence: Option<PathBuf>,
     },
     /// Run the bundled Rust (rmcp) ledger fixture server, over stdio or Streamable HTTP.
     #[command(after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md.")]
@@ -456,7 +459,7 @@ fn cmd_fixture(a: FixtureArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_explain(path: &std::path::Path) -> Result<ExitCode> {
+fn cmd_explain(path: &std::path::Path, evidence: Option<&std::path::Path>) -> Result<ExitCode> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
     let trace = TraceFile::parse(&file, &text)?;
@@ -467,7 +470,11 @@ fn cmd_explain(path: &std::path::Path) -> Result<ExitCode> {
     let states = mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
     let index_path = trace.meta.get("action_index_path").and_then(|v| v.as_str()).unwrap_or("").to_string();
     let cex = mcp_once_model::Counterexample { states, actions: trace.actions.clone(), index_path };
+    let replay_section = evidence.map(report::replay_markdown).transpose()?;
     print!("{}", report::explain_markdown(&model, &trace.property, &cex, &file));
+    if let Some(section) = replay_section {
+        print!("{section}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -617,7 +624,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => conform::cmd_replay(a),
         Command::Probe(a) => conform::cmd_probe(a),
         Command::Diff(a) => cmd_diff(a),
-        Command::Explain { trace } => cmd_explain(&trace),
+        Command::Explain { trace, evidence } => cmd_explain(&trace, evidence.as_deref()),
         Command::Profiles { profile } => cmd_profiles(profile),
     };
     match result {

@@ -59,6 +59,7 @@ pub struct Session {
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
     started_once: bool,
+    last_logged: Option<f64>,
 }
 
 /// Poll interval for observers that cannot signal (a file, a command, a tool).
@@ -92,6 +93,7 @@ impl Session {
             housekeeping: 0,
             pace_args: false,
             started_once: false,
+            last_logged: None,
         }
     }
 
@@ -350,7 +352,11 @@ impl Session {
         for _ in 0..7 {
             let now = self.read_observer().await?;
             if now == last {
-                self.evidence.record("observe", json!({"reading": now, "reads": seen.len() + 1}));
+                // Log a reading when it changes, not every poll.
+                if self.last_logged != Some(now) {
+                    self.last_logged = Some(now);
+                    self.evidence.record("observe", json!({"reading": now, "reads": seen.len() + 1}));
+                }
                 return Ok(now);
             }
             seen.push(now);

@@ -5,6 +5,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -157,9 +158,17 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         if self.reaped.is_none() {
-            // Last resort (a panic or an early return): kill the group; tokio reaps the
-            // leader in the background because the child is `kill_on_drop`.
-            let _ = killpg(Pid::from_raw(self.pid as i32), Signal::SIGKILL);
+            // Last resort (an interrupted run, a panic, an early return): kill the group and
+            // reap the leader here, with a bound, so that no zombie outlives the runner.
+            let pid = Pid::from_raw(self.pid as i32);
+            let _ = killpg(pid, Signal::SIGKILL);
+            let deadline = std::time::Instant::now() + Duration::from_secs(2);
+            loop {
+                match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+                    Ok(WaitStatus::StillAlive) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                    _ => break,
+                }
+            }
             unregister(self.pid as i32);
         }
     }

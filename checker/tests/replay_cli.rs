@@ -1,0 +1,243 @@
+//! `mcp-once replay`, `probe` and `explain --evidence` as a user runs them, against the bundled
+//! Rust ledger fixture (`mcp-once fixture`): real processes, real SIGKILL, real signals to the
+//! runner. Waits are bounded and wait for events (a process exit, a line in the evidence log).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
+
+fn mcp_once() -> Command {
+    Command::cargo_bin("mcp-once").unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-once-replay-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// Write the at-most-once trace of a configuration into `dir`; its path.
+fn trace(dir: &Path, args: &[&str]) -> PathBuf {
+    let out = mcp_once().args(["check", "--property", "at-most-once", "--calls", "1"]).args(args).arg("--out").arg(dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace")
+}
+
+fn fixture(ledger: &Path, extra: &str) -> String {
+    format!("{BIN} fixture --sdk rust --ledger {} {extra}", ledger.display())
+}
+
+fn evidence_records(dir: &Path) -> Vec<Value> {
+    let log = std::fs::read_to_string(dir.join("evidence.jsonl")).unwrap();
+    log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+/// Every process group the evidence says was started is gone.
+fn assert_groups_gone(records: &[Value]) {
+    let pids: Vec<i32> = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    assert!(!pids.is_empty(), "no process start in the evidence");
+    for pid in pids {
+        assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), None).is_err(), "process group {pid} outlived the runner");
+    }
+}
+
+#[test]
+fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
+    let dir = temp("json");
+    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once()
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display())])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "confirmed exits 1: {}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "confirmed");
+    assert_eq!(v["expected_effects"], 2);
+    assert_eq!(v["observed_effects"], 2);
+    assert!(!v["reason"].as_str().unwrap().is_empty());
+    assert_eq!(PathBuf::from(v["evidence"].as_str().unwrap()), evidence.join("evidence.jsonl"));
+    assert_eq!(std::fs::read_to_string(&ledger).unwrap().lines().count(), 2, "the ledger has two lines");
+
+    let records = evidence_records(&evidence);
+    let frames = |dir: &str, method: &str| records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == dir && r["frame"]["method"] == method).count();
+    assert_eq!(frames("out", "tools/call"), 2, "both attempts are in the log");
+    assert_eq!(frames("out", "notifications/cancelled"), 1);
+    assert!(records.iter().any(|r| r["kind"] == "frame" && r["dir"] == "in"), "server frames are in the log");
+    assert!(records.iter().all(|r| r["t_ms"].is_number()), "every record is timestamped");
+    assert_groups_gone(&records);
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(evidence.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["verdict"], "confirmed");
+
+    let out = mcp_once().arg("explain").arg(&t).arg("--evidence").arg(&evidence).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("## Replay on a real server"), "{report}");
+    assert!(report.contains("**Verdict: confirmed.**"), "{report}");
+    assert!(report.contains("client -> server [stdio]") && report.contains("notifications/cancelled"), "{report}");
+}
+
+#[test]
+fn a_durable_key_store_does_not_reproduce_the_volatile_store_trace() {
+    let dir = temp("durable");
+    let t = trace(&dir, &["--profile", "sep-3182", "--transport", "stdio", "--client", "retry-on-disconnect", "--server", "key-volatile", "--key", "per-call", "--retries", "1", "--crashes", "1"]);
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once()
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &fixture(&ledger, "--variant key-durable"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display())])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "not reproduced exits 0: {stdout}{}", text(&out.stderr));
+    assert!(stdout.starts_with("NOT-REPRODUCED: "), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&ledger).unwrap().lines().count(), 1);
+}
+
+#[test]
+fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
+    let dir = temp("bad");
+    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let t = t.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["replay", t, "--stdio", "x", "--observe", "disk:/tmp/x"], "--observe"),
+        (&["replay", t, "--stdio", "x", "--observe", "ledger:l", "--args", "{amount"], "--args"),
+        (&["replay", t, "--stdio", "x", "--http", "http://127.0.0.1:1/mcp", "--observe", "ledger:l"], "not both"),
+        (&["replay", t, "--stdio", "node 'unclosed", "--observe", "ledger:l"], "unbalanced quotes"),
+        (&["replay", t, "--http", "ftp://host/x", "--observe", "ledger:l"], "--http"),
+        (&["replay", "/nonexistent/trace.itf.json", "--stdio", "x", "--observe", "ledger:l"], "/nonexistent/trace.itf.json"),
+        (&["replay", t, "--stdio", "x", "--observe", "ledger:l", "--key-at", "header:x"], "--key-at"),
+        (&["probe", "--stdio", "x", "--observe", "tool:"], "tool name"),
+    ];
+    for (args, names) in cases {
+        let out = mcp_once().args(*args).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got {err}");
+        assert!(err.contains(names), "{args:?}: {err} should name {names}");
+    }
+    // A server command that cannot start is a diverged replay (exit 2) that says why.
+    let out = mcp_once().args(["replay", t, "--stdio", "/nonexistent/server --flag", "--observe", "ledger:/nonexistent/l"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("DIVERGED: the server did not start: cannot start `/nonexistent/server --flag`"), "{stdout}");
+}
+
+/// Start a replay that holds its first commit for a minute, wait until it is waiting for that
+/// commit (its evidence log says so), then send `signal`; it must stop at once with an
+/// `interrupted` result, evidence kept, and no server left.
+fn interrupt_with(signal: nix::sys::signal::Signal, name: &str) {
+    let dir = temp(name);
+    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let mut child = std::process::Command::new(BIN)
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--window-ms", "60000", "--step-timeout-ms", "60000"])
+        .arg("--evidence")
+        .arg(&evidence)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let log = std::fs::read_to_string(evidence.join("evidence.jsonl")).unwrap_or_default();
+        if log.contains("\"action\":\"ServerCommit(call 0, attempt 0)\"") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the replay never reached its first commit: {log}");
+        assert!(child.try_wait().unwrap().is_none(), "the replay ended early");
+        // The log is a file: nothing signals a new line, so poll it with a bound.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "the runner did not stop within 10 s of {signal}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2), "interrupted exits 2");
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(evidence.join("result.json")).unwrap()).unwrap();
+    assert_eq!(result["verdict"], "interrupted");
+    let records = evidence_records(&evidence);
+    assert!(records.iter().any(|r| r["kind"] == "frame" && r["frame"]["method"] == "tools/call"), "the evidence so far is kept");
+    assert!(records.iter().any(|r| r["kind"] == "verdict" && r["verdict"] == "interrupted"));
+    assert_groups_gone(&records);
+}
+
+#[test]
+fn sigint_mid_replay_kills_the_server_group_and_reports_interrupted() {
+    interrupt_with(nix::sys::signal::Signal::SIGINT, "sigint");
+}
+
+#[test]
+fn sigterm_mid_replay_kills_the_server_group_and_reports_interrupted() {
+    interrupt_with(nix::sys::signal::Signal::SIGTERM, "sigterm");
+}
+
+#[test]
+fn probe_json_has_the_conformance_suite_check_shape() {
+    let dir = temp("probe");
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once()
+        .args(["probe", "--stdio", &fixture(&ledger, "--variant key-durable"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--key-at", "params", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed check exits 1: {}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let status = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))["status"].clone();
+    for c in checks {
+        for field in ["id", "name", "description", "status", "timestamp"] {
+            assert!(c[field].is_string(), "{field} in {c}");
+        }
+        assert!(["SUCCESS", "FAILURE", "WARNING"].contains(&c["status"].as_str().unwrap()));
+        assert!(c["details"].is_object());
+        for r in c["specReferences"].as_array().unwrap() {
+            assert!(r["id"].is_string() && r["url"].as_str().unwrap().starts_with("https://"), "{r}");
+        }
+    }
+    // Plain retries run twice on any server; the durable key store holds every SEP-3182 check.
+    assert_eq!(status("mcp-once-retry-after-timeout"), "FAILURE");
+    assert_eq!(status("mcp-once-retry-after-restart"), "FAILURE");
+    assert_eq!(status("mcp-once-framework-rerun"), "FAILURE");
+    for id in ["sep-3182-retry-with-key-after-restart", "sep-3182-completed-key-replay", "sep-3182-in-progress-rejected", "sep-3182-key-conflict", "sep-3182-survives-restart"] {
+        assert_eq!(status(id), "SUCCESS", "{id}: {}", serde_json::to_string_pretty(checks).unwrap());
+    }
+    assert!(!checks.iter().find(|c| c["id"] == "mcp-once-retry-after-timeout").unwrap()["specReferences"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn probe_reports_a_volatile_key_store_that_loses_its_records_on_restart() {
+    let dir = temp("probe-volatile");
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once()
+        .args(["probe", "--stdio", &fixture(&ledger, "--variant key-volatile"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--key-at", "params", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |id: &str| v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap().clone();
+    assert_eq!(check("sep-3182-survives-restart")["status"], "FAILURE");
+    assert!(check("sep-3182-survives-restart")["errorMessage"].as_str().unwrap().contains("does not survive a restart"));
+    assert_eq!(check("sep-3182-retry-with-key-after-restart")["status"], "FAILURE");
+    assert_eq!(check("sep-3182-completed-key-replay")["status"], "SUCCESS");
+}
