@@ -78,6 +78,11 @@ impl Seen {
         }
     }
 
+    /// Read the first slot of each fingerprint (to bring it into the cache).
+    fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
+        fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
+    }
+
     fn grow(&mut self) {
         let old = std::mem::replace(&mut self.slots, vec![0; 0]);
         self.slots = vec![0; old.len() * 2];
@@ -107,6 +112,7 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
         generated += 1;
     }
     let mut actions = Vec::new();
+    let mut successors = Vec::new();
     while let Some((s, node, depth)) = queue.pop_front() {
         depth_max = depth_max.max(depth as usize);
         for (i, p) in properties.iter().enumerate() {
@@ -125,6 +131,12 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
             let Some(next) = model.next_state(&s, a) else { continue };
             generated += 1;
             let fp = fingerprint(&builder, &next);
+            successors.push((a, next, fp));
+        }
+        // Load every successor's slot before inserting any: the loads are independent, so
+        // their cache misses overlap instead of following one another.
+        std::hint::black_box(seen.warm(successors.iter().map(|x| x.2)));
+        for (a, next, fp) in successors.drain(..) {
             if seen.insert(fp) {
                 nodes.push(Node { parent: node, action: Some(a) });
                 queue.push_back((next, (nodes.len() - 1) as u32, depth + 1));
