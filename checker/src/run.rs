@@ -130,37 +130,38 @@ pub fn run_cells(
     let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
-                let (config, profile) = &configs[i];
-                let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
-                    Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
-                    Ok(model) => {
-                        let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
-                        let mut shared = true;
-                        let (results, worst, stats) = once
-                            .get_or_init(|| {
-                                shared = false;
-                                let e = explore(&model, properties);
-                                (e.results, e.worst, e.stats)
-                            })
-                            .clone();
-                        let verify_started = std::time::Instant::now();
-                        if let Err(e) = verify_minimal(&model, &results, &worst) {
-                            *error.lock().unwrap() = Some(e);
-                        }
-                        let verify_seconds = verify_started.elapsed().as_secs_f64();
-                        let mut checked = Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
-                        if let Some(dir) = out {
-                            if let Err(e) = write_traces(&mut checked, dir) {
+            scope.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let (config, profile) = &configs[i];
+                    let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
+                        Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
+                        Ok(model) => {
+                            let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
+                            let mut shared = true;
+                            let (results, worst, stats) = once
+                                .get_or_init(|| {
+                                    shared = false;
+                                    let e = explore(&model, properties);
+                                    (e.results, e.worst, e.stats)
+                                })
+                                .clone();
+                            let verify_started = std::time::Instant::now();
+                            if let Err(e) = verify_minimal(&model, &results, &worst) {
                                 *error.lock().unwrap() = Some(e);
                             }
+                            let verify_seconds = verify_started.elapsed().as_secs_f64();
+                            let mut checked = Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
+                            if let Some(dir) = out {
+                                if let Err(e) = write_traces(&mut checked, dir) {
+                                    *error.lock().unwrap() = Some(e);
+                                }
+                            }
+                            Cell { config: config.clone(), outcome: Ok(checked) }
                         }
-                        Cell { config: config.clone(), outcome: Ok(checked) }
-                    }
-                };
-                *slots[i].lock().unwrap() = Some(cell);
-                on_done();
+                    };
+                    *slots[i].lock().unwrap() = Some(cell);
+                    on_done();
+                }
             });
         }
     });
