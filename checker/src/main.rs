@@ -4,6 +4,7 @@
 //! Exit codes (as Maelstrom's): 0 every checked property holds, 1 a property is violated, 2 no
 //! verdict could be established (bad input, a configuration that does not apply).
 
+mod bench;
 mod conform;
 mod report;
 mod run;
@@ -68,6 +69,9 @@ enum Command {
         /// A profile name or file to show.
         profile: Option<String>,
     },
+    /// Measure the checker: states, time and memory per cell, the default matrix, growth with the bounds.
+    #[command(after_help = "Examples:\n  mcp-once bench --quick\n  mcp-once bench --format json > bench.json")]
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -626,6 +630,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd_diff(a),
         Command::Explain { trace, evidence } => cmd_explain(&trace, evidence.as_deref()),
         Command::Profiles { profile } => cmd_profiles(profile),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,12 +1,13 @@
-//! Running cells: one exhaustive pass per configuration, on both cores, with results shared
-//! between cells whose rules are the same (a proposal that changes only key knobs gives the
-//! same model as its base revision for a server without a key store).
+//! Running cells: one exhaustive pass per configuration, on every core, with results shared
+//! between cells whose models read the same rules (a proposal that changes only key knobs gives
+//! the same model as its base revision for every cell without a key), the largest searches
+//! first.
 
 use anyhow::Result;
 use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{shortest_to_effects, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
-use mcp_once_model::{check_property, explore, Check, CheckResult, Config, McpModel, Profile, PropertyKind};
+use mcp_once_model::{check_property, explore, Check, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl, Transport};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +33,10 @@ pub struct Checked {
     pub stats: Stats,
     /// Trace files written, by property name (and `worst-case`).
     pub files: HashMap<String, PathBuf>,
+    /// Whether the search was shared with an earlier cell with the same rules (not re-run).
+    pub shared: bool,
+    /// Wall time of the independent length checks of this cell's traces.
+    pub verify_seconds: f64,
 }
 
 impl Checked {
@@ -69,14 +74,42 @@ pub fn trace_name(config: &Config, property: &str) -> String {
 }
 
 fn memo_key(m: &McpModel) -> String {
-    // Everything the model reads, without the profile's name: the knob values, the rest of the
-    // configuration. Citations differ between profiles, so traces are rendered per cell.
-    let knobs: Vec<String> = m.profile.knob_table().into_iter().map(|(k, v, _, _)| format!("{k}={v}")).collect();
-    let c = &m.config;
-    format!("{}|{}|{}|{}|{}|{:?}|{}", knobs.join(","), c.transport, c.client, c.key, c.server, c.bounds, m.profile.revision)
+    // Everything the model reads (not the profile's name: citations differ between profiles, so
+    // traces are rendered per cell).
+    m.behaviour_key()
 }
 
 type Found = (Vec<CheckResult>, WorstCase, Stats);
+
+/// A guess at how long a cell's search takes, for ordering (larger first): more calls and
+/// attempts, framework re-runs, HTTP's unordered messages and id tables make the most states.
+fn cost_guess(c: &Config) -> (u8, u8, bool, bool, u8) {
+    let server = match c.server {
+        ServerImpl::DedupById | ServerImpl::DedupByIdDurable => 2,
+        ServerImpl::HonoursCancel => 1,
+        _ => 0,
+    };
+    (c.bounds.calls, c.bounds.retries, c.client == ClientPolicy::FrameworkRetry, c.transport == Transport::Http, server)
+}
+
+/// The order to take cells in: one cell per distinct search, largest guess first, so that the
+/// long searches start at once and do not end up alone at the end; then the cells that share
+/// a search.
+fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
+    let mut firsts = Vec::new();
+    let mut rest = Vec::new();
+    let mut keys = std::collections::HashSet::new();
+    for (i, (config, profile)) in configs.iter().enumerate() {
+        match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
+            Ok(m) if keys.insert(memo_key(&m)) => firsts.push(i),
+            _ => rest.push(i),
+        }
+    }
+    firsts.sort_by_key(|i| std::cmp::Reverse(cost_guess(&configs[*i].0)));
+    rest.sort_by_key(|i| std::cmp::Reverse(cost_guess(&configs[*i].0)));
+    firsts.extend(rest);
+    firsts
+}
 
 /// Check every cell, `threads` at a time, writing traces under `out` if given. `on_done` is
 /// called once per finished cell (for progress).
@@ -90,39 +123,45 @@ pub fn run_cells(
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: cannot create output folder: {e}", dir.display()))?;
     }
+    let order = schedule(&configs);
     let next = AtomicUsize::new(0);
     let memo: Mutex<HashMap<String, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());
     let slots: Vec<Mutex<Option<Cell>>> = configs.iter().map(|_| Mutex::new(None)).collect();
     let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((config, profile)) = configs.get(i) else { break };
-                let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
-                    Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
-                    Ok(model) => {
-                        let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
-                        let (results, worst, stats) = once
-                            .get_or_init(|| {
-                                let e = explore(&model, properties);
-                                (e.results, e.worst, e.stats)
-                            })
-                            .clone();
-                        if let Err(e) = verify_minimal(&model, &results, &worst) {
-                            *error.lock().unwrap() = Some(e);
-                        }
-                        let mut checked = Checked { model, results, worst, stats, files: HashMap::new() };
-                        if let Some(dir) = out {
-                            if let Err(e) = write_traces(&mut checked, dir) {
+            scope.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let (config, profile) = &configs[i];
+                    let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
+                        Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
+                        Ok(model) => {
+                            let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
+                            let mut shared = true;
+                            let (results, worst, stats) = once
+                                .get_or_init(|| {
+                                    shared = false;
+                                    let e = explore(&model, properties);
+                                    (e.results, e.worst, e.stats)
+                                })
+                                .clone();
+                            let verify_started = std::time::Instant::now();
+                            if let Err(e) = verify_minimal(&model, &results, &worst) {
                                 *error.lock().unwrap() = Some(e);
                             }
+                            let verify_seconds = verify_started.elapsed().as_secs_f64();
+                            let mut checked = Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
+                            if let Some(dir) = out {
+                                if let Err(e) = write_traces(&mut checked, dir) {
+                                    *error.lock().unwrap() = Some(e);
+                                }
+                            }
+                            Cell { config: config.clone(), outcome: Ok(checked) }
                         }
-                        Cell { config: config.clone(), outcome: Ok(checked) }
-                    }
-                };
-                *slots[i].lock().unwrap() = Some(cell);
-                on_done();
+                    };
+                    *slots[i].lock().unwrap() = Some(cell);
+                    on_done();
+                }
             });
         }
     });

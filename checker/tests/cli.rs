@@ -345,3 +345,24 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
     }
     assert!(child.0.wait().unwrap().success());
 }
+
+#[test]
+fn bench_quick_prints_every_part_in_json() {
+    // Shape only: benchmarks are not timed tests.
+    let out = mcp_once().args(["bench", "--quick", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(v["machine"]["cpus"].as_u64().unwrap() >= 1);
+    let cell = &v["cells"][0];
+    for key in ["generated", "unique", "depth", "seconds", "states_per_second", "peak_rss_mib", "bytes_per_state"] {
+        assert!(cell[key].is_number(), "{key}: {cell}");
+    }
+    assert_eq!(cell["at_most_once"], "holds");
+    assert_eq!(v["matrix"]["checked"], 256);
+    assert!(v["matrix"]["seconds"].is_number());
+    let growth = v["growth"].as_array().unwrap();
+    assert!(growth.len() >= 4, "{growth:?}");
+    assert!(v["replay"].as_str().unwrap().contains("not measured"));
+    let text = mcp_once().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
+    assert!(stdout(&text).contains("B/state"), "{}", stdout(&text));
+}

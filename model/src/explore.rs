@@ -17,7 +17,7 @@ use crate::property::PropertyKind;
 use crate::search::{replay, CheckResult, Counterexample, Stats, Verdict, WorstCase};
 use crate::state::State;
 use stateright::Model;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 /// Everything one pass finds.
@@ -42,11 +42,63 @@ fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
     builder.hash_one(s)
 }
 
+/// The set of fingerprints seen: open addressing with linear probing over one flat array, so
+/// that a lookup usually touches one cache line (the search spends most of its time here).
+/// Fingerprint 0 is stored as 1 (it marks an empty slot); a 64-bit fingerprint collision is
+/// already accepted, and this adds a 2^-64 chance more.
+struct Seen {
+    slots: Vec<u64>,
+    len: usize,
+    shift: u32,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen { slots: vec![0; 1 << 16], len: 0, shift: 64 - 16 }
+    }
+
+    /// Add `fp`; whether it was new.
+    fn insert(&mut self, fp: u64) -> bool {
+        let fp = fp.max(1);
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (fp >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = fp;
+                    self.len += 1;
+                    return true;
+                }
+                x if x == fp => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Read the first slot of each fingerprint (to bring it into the cache).
+    fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
+        fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(&mut self.slots, vec![0; 0]);
+        self.slots = vec![0; old.len() * 2];
+        self.shift -= 1;
+        self.len = 0;
+        for fp in old.into_iter().filter(|x| *x != 0) {
+            self.insert(fp);
+        }
+    }
+}
+
 /// Explore every reachable state of `model` once, checking `properties` and the worst case.
 pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
     let started = Instant::now();
     let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
-    let mut seen: HashMap<u64, (), ahash::RandomState> = HashMap::with_hasher(ahash::RandomState::new());
+    let mut seen = Seen::new();
     let mut nodes: Vec<Node> = Vec::new();
     let mut queue: VecDeque<(State, u32, u32)> = VecDeque::new();
     let mut first_bad: Vec<Option<u32>> = vec![None; properties.len()];
@@ -54,12 +106,13 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
     let (mut generated, mut depth_max) = (0usize, 0usize);
 
     for s in model.init_states() {
-        seen.insert(fingerprint(&builder, &s), ());
+        seen.insert(fingerprint(&builder, &s));
         nodes.push(Node { parent: ROOT, action: None });
         queue.push_back((s, (nodes.len() - 1) as u32, 0));
         generated += 1;
     }
     let mut actions = Vec::new();
+    let mut successors = Vec::new();
     while let Some((s, node, depth)) = queue.pop_front() {
         depth_max = depth_max.max(depth as usize);
         for (i, p) in properties.iter().enumerate() {
@@ -78,7 +131,13 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
             let Some(next) = model.next_state(&s, a) else { continue };
             generated += 1;
             let fp = fingerprint(&builder, &next);
-            if seen.insert(fp, ()).is_none() {
+            successors.push((a, next, fp));
+        }
+        // Load every successor's slot before inserting any: the loads are independent, so
+        // their cache misses overlap instead of following one another.
+        std::hint::black_box(seen.warm(successors.iter().map(|x| x.2)));
+        for (a, next, fp) in successors.drain(..) {
+            if seen.insert(fp) {
                 nodes.push(Node { parent: node, action: Some(a) });
                 queue.push_back((next, (nodes.len() - 1) as u32, depth + 1));
             }

@@ -78,6 +78,10 @@ impl McpModel {
             ids_matter: config.server.uses_ids(),
             ids_outstanding: rules.id_scope == IdScope::Outstanding,
             ids_reused: rules.retry_id == RetryId::Same,
+            lean: true,
+            inbox_sorted: http,
+            step_matters: config.key == KeyLifetime::PerStep,
+            failure_matters: matches!(config.client, ClientPolicy::RetryOnTimeout | ClientPolicy::RetryOnDisconnect),
         };
         Ok(McpModel { config, profile, check, view, rules })
     }
@@ -86,6 +90,27 @@ impl McpModel {
     /// offered. Used to prove that the reductions change no verdict and no trace length.
     pub fn without_reductions(&self) -> McpModel {
         McpModel { view: View { detail: true, ..self.view }, ..self.clone() }
+    }
+
+    /// Everything the transitions, the state view and the properties read, and nothing else:
+    /// two models with equal keys have the same reachable states, the same actions in each and
+    /// the same verdicts, so one search serves both. The profile's name and citations are left
+    /// out, and so is the key semantics when no key is sent (the model never reads it then),
+    /// which is why a proposal that changes only key knobs shares its base revision's searches
+    /// for every cell without a key.
+    pub fn behaviour_key(&self) -> String {
+        let mut rules = self.rules.clone();
+        if self.config.key == KeyLifetime::None {
+            rules.semantics = KeySemantics::None;
+        }
+        let c = &self.config;
+        format!("{rules:?}|{}|{}|{}|{}|{:?}|{:?}", c.transport, c.client, c.key, c.server, c.bounds, self.view)
+    }
+
+    /// The same model with the given view (which facts states are compared on); tests use it
+    /// to compare reductions.
+    pub fn with_view(&self, view: View) -> McpModel {
+        McpModel { view, ..self.clone() }
     }
 
     /// The same model checking something else.

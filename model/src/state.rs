@@ -294,6 +294,10 @@ impl State {
 pub struct View {
     /// See everything (reductions off).
     pub detail: bool,
+    /// The reductions of issue 5 on: unread facts left out (below) and symmetry between
+    /// logical calls (see [`State::packed`]). Off, the view is the one of the first release,
+    /// which the tests compare against on the two-call matrix.
+    pub lean: bool,
     /// JSON-RPC ids influence behaviour (the server deduplicates by id).
     pub ids_matter: bool,
     /// Ids are unique among outstanding requests only, so an unanswered attempt's id stays
@@ -301,28 +305,157 @@ pub struct View {
     pub ids_outstanding: bool,
     /// A retry carries the id of the attempt it retries, so every id may be needed again.
     pub ids_reused: bool,
+    /// A call's framework step number influences behaviour (only a per-step key reads it).
+    pub step_matters: bool,
+    /// Why a failed call failed influences behaviour (only a client that retries after some
+    /// failures and not others reads it).
+    pub failure_matters: bool,
+    /// Messages in flight form a set (HTTP), not a queue (stdio).
+    pub inbox_sorted: bool,
 }
 
-/// What equality and hashing see of an attempt.
-#[derive(PartialEq, Eq, Hash)]
-enum AttemptView {
-    Unsent,
-    /// The client waits for it: everything matters (its id only where ids matter).
-    Waiting(Attempt),
-    /// The client is done with it: only what the server may still do with it matters, and its
-    /// id where the server may still look it up or a new attempt must avoid it.
-    Closed { key: u8, id: u8, server: ServerSide },
+/// Bytes per logical call in a packed view.
+const CALL_LEN: usize = 5 + MAX_ATTEMPTS * 4 + 4;
+
+/// Length of a state's packed view ([`State::packed`]).
+pub const PACKED_LEN: usize = 1 + MAX_CALLS * CALL_LEN + 1 + 1 + INBOX_CAP + 2 + MAX_IDS + 1;
+
+/// Writes bytes one after another.
+struct Packer<const N: usize> {
+    bytes: [u8; N],
+    at: usize,
+}
+
+impl<const N: usize> Packer<N> {
+    fn new() -> Self {
+        Packer { bytes: [0; N], at: 0 }
+    }
+    fn put(&mut self, b: u8) {
+        self.bytes[self.at] = b;
+        self.at += 1;
+    }
+    fn put_all(&mut self, bs: &[u8]) {
+        self.bytes[self.at..self.at + bs.len()].copy_from_slice(bs);
+        self.at += bs.len();
+    }
 }
 
 impl State {
-    fn attempt_view(&self, t: &Attempt) -> AttemptView {
+    /// What equality and hashing see, packed into bytes: every fact of the state except those
+    /// the [`View`] says have no future influence, which are written as 0.
+    ///
+    /// - An attempt the client is done with keeps only what the server may still do with it
+    ///   (its key, and whether it is in transit, pending or effect-without-record; any later
+    ///   server state is as good as lost for the future), and its id only where the server may
+    ///   still look it up or a new attempt must avoid it.
+    /// - A waiting attempt keeps everything, its id only where ids matter.
+    /// - The session id counter only where ids matter and are scoped by session.
+    ///
+    /// With `lean` (issue 5):
+    /// - A call's step number only under a per-step key; why a call failed only while it is
+    ///   failed and the client retries after some failures but not others; of an id-table
+    ///   entry only whether it is seen and completed, not which call it belongs to (the
+    ///   server never reads that). These facts are written but never read by any step or
+    ///   property.
+    /// - Symmetry: the logical calls already started are written in a canonical order (sorted
+    ///   by their own facts), with the calls named in messages in flight renamed to match.
+    ///   Renaming started calls maps every step to a step and keeps every property, the worst
+    ///   case and the initial state, so a state and its renamed twin have the same distances
+    ///   to every violation (`tests/minimality.rs` checks this on every two-call cell). Calls
+    ///   not started stay in place: only the next one may start, so they are not
+    ///   interchangeable.
+    pub fn packed(&self) -> [u8; PACKED_LEN] {
+        let v = self.view;
+        let lean = v.lean && !v.detail;
+        let mut p = Packer::<PACKED_LEN>::new();
+        p.put(
+            v.detail as u8
+                | (v.lean as u8) << 1
+                | (v.ids_matter as u8) << 2
+                | (v.ids_outstanding as u8) << 3
+                | (v.ids_reused as u8) << 4
+                | (v.step_matters as u8) << 5
+                | (v.failure_matters as u8) << 6
+                | (v.inbox_sorted as u8) << 7,
+        );
+        for c in 0..MAX_CALLS {
+            self.write_call(c, lean, &mut p.bytes[1 + c * CALL_LEN..1 + (c + 1) * CALL_LEN]);
+        }
+        // order[i]: the call written i-th (a stable insertion sort of the started calls by
+        // their blocks); rank[c]: where call c is written.
+        let mut order: [usize; MAX_CALLS] = std::array::from_fn(|c| c);
+        if lean {
+            let started = self.calls.iter().take_while(|c| c.phase != Phase::Idle).count();
+            let block = |c: usize| 1 + c * CALL_LEN..1 + (c + 1) * CALL_LEN;
+            for i in 1..started {
+                let mut j = i;
+                while j > 0 && p.bytes[block(order[j - 1])] > p.bytes[block(order[j])] {
+                    order.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+            if order.iter().enumerate().any(|(i, c)| i != *c) {
+                let copy = p.bytes;
+                for (i, c) in order.iter().enumerate() {
+                    p.bytes[block(i)].copy_from_slice(&copy[block(*c)]);
+                }
+            }
+        }
+        p.at = 1 + MAX_CALLS * CALL_LEN;
+        let mut rank = [0u8; MAX_CALLS];
+        for (i, c) in order.iter().enumerate() {
+            rank[*c] = i as u8;
+        }
+        p.put(if self.counter_matters() { self.next_id } else { 0 });
+        p.put(self.inbox.len);
+        let mut msgs = self.inbox.msgs;
+        if lean {
+            let len = self.inbox.len as usize;
+            for m in &mut msgs[..len] {
+                *m = (*m & !0x70) | rank[Msg(*m).call()] << 4;
+            }
+            if v.inbox_sorted {
+                msgs[..len].sort_unstable();
+            }
+        }
+        p.put_all(&msgs);
+        p.put(self.server.up as u8);
+        p.put(self.server.crashes);
+        for id in self.ids_seen {
+            p.put(if lean && id != 0 { 1 | (id & 0x80) } else { id });
+        }
+        debug_assert_eq!(p.at, PACKED_LEN);
+        p.bytes
+    }
+
+    /// Everything the view sees of logical call `c`, written to `b` (`CALL_LEN` bytes).
+    fn write_call(&self, c: usize, lean: bool, b: &mut [u8]) {
+        let v = self.view;
+        let call = &self.calls[c];
+        let failure = !lean || (v.failure_matters && call.phase == Phase::Failed);
+        b[0] = call.phase as u8;
+        b[1] = if failure { call.failure as u8 } else { 0 };
+        b[2] = call.sent;
+        b[3] = if !lean || v.step_matters { call.step } else { 0 };
+        b[4] = call.queried as u8;
+        for (a, t) in self.attempts[c].iter().enumerate() {
+            let [tag, id, client, server] = self.attempt_view(t);
+            b[5 + 4 * a..9 + 4 * a].copy_from_slice(&[tag, id, t.key | client << 4, server]);
+        }
+        let at = 5 + 4 * MAX_ATTEMPTS;
+        b[at..at + 4].copy_from_slice(&[self.ledger[c], self.keys_durable[c], self.keys_volatile[c], self.keys_running[c]]);
+    }
+
+    /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed),
+    /// id, client side, server side.
+    fn attempt_view(&self, t: &Attempt) -> [u8; 4] {
         let v = self.view;
         if v.detail {
-            return AttemptView::Waiting(*t);
+            return [1, t.id, t.client as u8, t.server as u8];
         }
         match t.client {
-            ClientSide::Unsent => AttemptView::Unsent,
-            ClientSide::Waiting => AttemptView::Waiting(Attempt { id: if v.ids_matter { t.id } else { 0 }, ..*t }),
+            ClientSide::Unsent => [0; 4],
+            ClientSide::Waiting => [1, if v.ids_matter { t.id } else { 0 }, t.client as u8, t.server as u8],
             _ => {
                 let server = match t.server {
                     s @ (ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected) => s,
@@ -330,7 +463,7 @@ impl State {
                 };
                 let reserved = v.ids_reused || (v.ids_outstanding && t.client != ClientSide::Answered);
                 let id = if v.ids_matter && (server != ServerSide::Lost || reserved) { t.id } else { 0 };
-                AttemptView::Closed { key: t.key, id, server }
+                [2, id, 0, server as u8]
             }
         }
     }
@@ -338,49 +471,17 @@ impl State {
     fn counter_matters(&self) -> bool {
         self.view.detail || (self.view.ids_matter && !self.view.ids_outstanding)
     }
-
-    fn same_as(&self, o: &State) -> bool {
-        let plain = self.view == o.view
-            && self.calls == o.calls
-            && self.inbox == o.inbox
-            && self.server == o.server
-            && self.ledger == o.ledger
-            && self.keys_durable == o.keys_durable
-            && self.keys_volatile == o.keys_volatile
-            && self.keys_running == o.keys_running
-            && self.ids_seen == o.ids_seen;
-        if !plain || (self.counter_matters() && self.next_id != o.next_id) {
-            return false;
-        }
-        let a = self.attempts.iter().flatten();
-        let b = o.attempts.iter().flatten();
-        a.zip(b).all(|(x, y)| self.attempt_view(x) == o.attempt_view(y))
-    }
 }
 
 impl PartialEq for State {
     fn eq(&self, o: &State) -> bool {
-        self.same_as(o)
+        self.packed() == o.packed()
     }
 }
 impl Eq for State {}
 
 impl std::hash::Hash for State {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.view.hash(h);
-        self.calls.hash(h);
-        for t in self.attempts.iter().flatten() {
-            self.attempt_view(t).hash(h);
-        }
-        if self.counter_matters() {
-            self.next_id.hash(h);
-        }
-        self.inbox.hash(h);
-        self.server.hash(h);
-        self.ledger.hash(h);
-        self.keys_durable.hash(h);
-        self.keys_volatile.hash(h);
-        self.keys_running.hash(h);
-        self.ids_seen.hash(h);
+        h.write(&self.packed());
     }
 }

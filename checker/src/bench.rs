@@ -1,0 +1,343 @@
+//! `mcp-once bench`: how fast the model checker is, and how much memory it takes.
+//!
+//! Three parts: named cells searched one at a time (states generated and unique, depth, wall
+//! time, states per second, peak memory, bytes per unique state); the default matrix as
+//! `mcp-once check` runs it (wall time, with the slowest cells); and how the safe SEP-3182 cell
+//! grows with calls, retries and crashes. Nothing here is a pass/fail test: figures depend on
+//! the machine and on what else it runs.
+//!
+//! Peak memory is the process's resident high-water mark (`VmHWM` in `/proc/self/status`),
+//! reset before each cell through `/proc/self/clear_refs`; where that reset is refused the
+//! figure is the peak so far and is marked as such.
+
+use crate::run::{builtins, run_cells, Cell};
+use anyhow::{anyhow, Result};
+use clap::{Args, ValueEnum};
+use mcp_once_model::catalogue::matrix;
+use mcp_once_model::{explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Options of `mcp-once bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// A run of a few seconds: no 3-call cell, a smaller growth table, the matrix at one call
+    /// per cell.
+    #[arg(long)]
+    quick: bool,
+    /// Output format: text or json.
+    #[arg(long, value_enum, default_value = "text")]
+    format: BenchFormat,
+    /// Run one part only.
+    #[arg(long, value_enum)]
+    only: Option<Part>,
+    /// Internal: search the configuration given as JSON in this process and print its figures.
+    #[arg(long, hide = true)]
+    one: Option<String>,
+}
+
+/// The parts of a bench run.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// The named cells.
+    Cells,
+    /// The default matrix.
+    Matrix,
+    /// The growth table.
+    Growth,
+}
+
+/// Output formats of `mcp-once bench`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    /// A table for a terminal.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// The machine the figures come from.
+#[derive(Serialize)]
+struct Machine {
+    cpus: usize,
+    cpu_model: String,
+    ram_mib: u64,
+    rustc: String,
+}
+
+/// One cell searched on its own.
+#[derive(Serialize, serde::Deserialize)]
+struct CellRun {
+    name: String,
+    config: String,
+    generated: usize,
+    unique: usize,
+    depth: usize,
+    seconds: f64,
+    states_per_second: f64,
+    peak_rss_mib: f64,
+    bytes_per_state: f64,
+    at_most_once: String,
+}
+
+/// The default matrix as `check` runs it.
+#[derive(Serialize)]
+struct MatrixRun {
+    what: String,
+    cells: usize,
+    checked: usize,
+    searches: usize,
+    threads: usize,
+    seconds: f64,
+    search_seconds: f64,
+    verify_seconds: f64,
+    slowest: Vec<MatrixCell>,
+}
+
+/// One cell of a matrix run.
+#[derive(Serialize)]
+struct MatrixCell {
+    config: String,
+    unique: usize,
+    search_seconds: f64,
+    verify_seconds: f64,
+}
+
+/// Everything one bench run measured.
+#[derive(Serialize)]
+struct Report {
+    quick: bool,
+    machine: Machine,
+    cells: Vec<CellRun>,
+    matrix: Option<MatrixRun>,
+    growth: Vec<CellRun>,
+    replay: &'static str,
+}
+
+const REPLAY: &str = "replay time per SDK and transport: not measured yet; measured once the `mcp-once replay` runner lands (issue 4)";
+
+fn machine() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let ram_mib = status_kib("/proc/meminfo", "MemTotal:").unwrap_or(0) / 1024;
+    let rustc = std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map_or_else(|| "unknown (no rustc on PATH)".into(), |s| s.trim().to_string());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Machine { cpus, cpu_model, ram_mib, rustc }
+}
+
+/// A `Key: N kB` line of a /proc file, in KiB.
+fn status_kib(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Reset the resident high-water mark; false where the kernel refuses.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn profile(name: &str) -> Profile {
+    builtins().into_iter().find(|p| p.name == name).expect("built-in profile")
+}
+
+/// The safe SEP-3182 cell of the issue: HTTP, retry-any, per-call key, durable key store.
+fn safe_cell(bounds: Bounds) -> Config {
+    Config {
+        profile: "sep-3182".into(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key: KeyLifetime::PerCall,
+        server: ServerImpl::KeyDurable,
+        bounds,
+    }
+}
+
+/// Search one cell in a fresh process of this binary (so that its peak memory is its own) and
+/// read back its figures.
+fn run_one(name: &str, config: Config) -> Result<CellRun> {
+    let exe = std::env::current_exe()?;
+    let out = std::process::Command::new(exe)
+        .args(["bench", "--one", &serde_json::to_string(&config)?])
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    if !out.status.success() {
+        return Err(anyhow!("bench of {config} failed ({})", out.status));
+    }
+    let mut run: CellRun = serde_json::from_slice(&out.stdout)?;
+    run.name = name.to_string();
+    Ok(run)
+}
+
+/// Search one cell alone in this process, every property, and measure it.
+fn measure(name: &str, config: Config) -> Result<CellRun> {
+    let p = profile(&config.profile);
+    let model = McpModel::new(config.clone(), p, Check::Property(PropertyKind::AtMostOnce)).map_err(|e| anyhow!(e))?;
+    let before = status_kib("/proc/self/status", "VmRSS:").unwrap_or(0);
+    let reset = reset_peak();
+    let started = Instant::now();
+    let e = explore(&model, PropertyKind::ALL);
+    let seconds = started.elapsed().as_secs_f64();
+    let peak = status_kib("/proc/self/status", "VmHWM:").unwrap_or(0);
+    let grown = peak.saturating_sub(if reset { before } else { 0 });
+    let s = e.stats;
+    let amo = e.results.iter().find(|r| r.property == PropertyKind::AtMostOnce).expect("checked");
+    Ok(CellRun {
+        name: name.to_string(),
+        config: config.to_string(),
+        generated: s.generated,
+        unique: s.states,
+        depth: s.depth,
+        seconds,
+        states_per_second: s.generated as f64 / seconds.max(1e-9),
+        peak_rss_mib: peak as f64 / 1024.0,
+        bytes_per_state: grown as f64 * 1024.0 / s.states.max(1) as f64,
+        at_most_once: if amo.counterexample.is_some() { "violated" } else { "holds" }.into(),
+    })
+}
+
+fn run_matrix(quick: bool) -> Result<MatrixRun> {
+    let profiles = builtins();
+    let configs: Vec<(Config, Profile)> = matrix(&profiles)
+        .into_iter()
+        .map(|mut c| {
+            if quick {
+                c.bounds.calls = 1;
+            }
+            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
+            (c, p)
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let started = Instant::now();
+    let cells = run_cells(configs, PropertyKind::ALL, None, threads, &|| {})?;
+    let seconds = started.elapsed().as_secs_f64();
+    let checked: Vec<&crate::run::Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
+    let own = |k: &&&crate::run::Checked| !k.shared;
+    let mut slowest: Vec<MatrixCell> = checked
+        .iter()
+        .filter(own)
+        .map(|k| MatrixCell {
+            config: k.model.config.to_string(),
+            unique: k.stats.states,
+            search_seconds: k.stats.seconds,
+            verify_seconds: k.verify_seconds,
+        })
+        .collect();
+    slowest.sort_by(|a, b| (b.search_seconds + b.verify_seconds).total_cmp(&(a.search_seconds + a.verify_seconds)));
+    slowest.truncate(8);
+    Ok(MatrixRun {
+        what: if quick { "default matrix at 1 call per cell (--quick)".into() } else { "default matrix, as `mcp-once check` runs it".into() },
+        cells: cells.len(),
+        checked: checked.len(),
+        searches: checked.iter().filter(own).count(),
+        threads,
+        seconds,
+        search_seconds: checked.iter().filter(own).map(|k| k.stats.seconds).sum(),
+        verify_seconds: checked.iter().map(|k| k.verify_seconds).sum(),
+        slowest,
+    })
+}
+
+fn growth(quick: bool) -> Result<Vec<CellRun>> {
+    let mut rows = Vec::new();
+    let base = Bounds { calls: 2, retries: 2, crashes: 1 };
+    let mut seen = Vec::new();
+    let mut points = Vec::new();
+    for calls in if quick { 1..=2 } else { 1..=3 } {
+        points.push(("calls", Bounds { calls, ..base }));
+    }
+    for retries in if quick { 0..=2 } else { 0..=3 } {
+        points.push(("retries", Bounds { retries, ..base }));
+    }
+    for crashes in if quick { 0..=1 } else { 0..=3 } {
+        points.push(("crashes", Bounds { crashes, ..base }));
+    }
+    for (what, b) in points {
+        if seen.contains(&b) {
+            continue;
+        }
+        seen.push(b);
+        let name = format!("{what}: c{} r{} k{}", b.calls, b.retries, b.crashes);
+        rows.push(run_one(&name, safe_cell(b))?);
+    }
+    Ok(rows)
+}
+
+/// Run the benchmark and print it.
+pub fn run(a: BenchArgs) -> Result<ExitCode> {
+    if let Some(json) = &a.one {
+        let config: Config = serde_json::from_str(json)?;
+        println!("{}", serde_json::to_string(&measure("", config)?)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let machine = machine();
+    let part = |p: Part| a.only.is_none_or(|o| o == p);
+    let mut cells = Vec::new();
+    if part(Part::Cells) {
+        cells.push(run_one("safe cell, 2 calls", safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }))?);
+        if !a.quick {
+            cells.push(run_one("safe cell, 3 calls", safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }))?);
+        }
+    }
+    let matrix = if part(Part::Matrix) { Some(run_matrix(a.quick)?) } else { None };
+    let growth = if part(Part::Growth) { growth(a.quick)? } else { Vec::new() };
+    let report = Report { quick: a.quick, machine, cells, matrix, growth, replay: REPLAY };
+    match a.format {
+        BenchFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        BenchFormat::Text => print!("{}", text(&report)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn table(rows: &[CellRun]) -> String {
+    let mut out = format!(
+        "  {:<22} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
+        "cell", "generated", "unique", "depth", "wall s", "states/s", "peak MiB", "B/state", "at-most-once"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "  {:<22} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
+            r.name, r.generated, r.unique, r.depth, r.seconds, r.states_per_second, r.peak_rss_mib, r.bytes_per_state, r.at_most_once
+        ));
+    }
+    out
+}
+
+fn text(r: &Report) -> String {
+    let m = &r.machine;
+    let mut out = format!(
+        "mcp-once bench{}: {} CPUs ({}), {} MiB RAM, {}\n\ncells, each searched alone (every property, one thread):\n",
+        if r.quick { " --quick" } else { "" },
+        m.cpus,
+        m.cpu_model,
+        m.ram_mib,
+        m.rustc
+    );
+    out.push_str(&table(&r.cells));
+    for c in &r.cells {
+        out.push_str(&format!("  {}: {}\n", c.name, c.config));
+    }
+    if let Some(x) = &r.matrix {
+    out.push_str(&format!(
+        "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
+        x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
+    ));
+    for c in &x.slowest {
+        out.push_str(&format!("  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n", c.unique, c.search_seconds, c.verify_seconds, c.config));
+    }
+    }
+    out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
+    out.push_str(&table(&r.growth));
+    out.push_str(&format!("\n{}\n", r.replay));
+    out
+}
