@@ -25,6 +25,10 @@
 //! the ledger `write` of its line, then a successful `fsync` of the ledger, and only then the
 //! `write` of the reply on the stdout pipe (matched by its inode: servers may write to a dup). strace must be installed (`scripts/test` installs it).
 //!
+//! **Torn tail.** A ledger that ends in a torn line (a crash mid-write, a power cut) gets a
+//! newline from each server before its first append, so the new line is whole and counted and
+//! the torn one is reported malformed, never counted.
+//!
 //! The TypeScript and Python servers need `conformance/fixtures/install.sh` (run by
 //! `scripts/test`).
 
@@ -602,4 +606,48 @@ fn typescript_fsyncs_before_reply() {
 #[test]
 fn python_fsyncs_before_reply() {
     fsync_precedes_reply(Sdk::Python);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A torn tail left by an earlier crash
+
+/// A ledger ending in a torn line (as a power cut or a kill mid-write leaves it): the server
+/// ends it with a newline before its first append, so its new line is whole and counted, and the
+/// torn line is reported malformed, never counted.
+fn torn_tail_is_ended_before_the_next_line(sdk: Sdk) {
+    let scratch = Scratch::new(&format!("torn-{}", sdk.name()));
+    let ledger = scratch.0.join("ledger.jsonl");
+    let whole = r#"{"request_id":1,"tool":"charge","arguments":{"amount":1,"key":"k1"}}"#;
+    std::fs::write(&ledger, format!("{whole}\n{{\"request_id\":2,\"tool\":\"cha")).unwrap();
+    let before = count(&std::fs::read(&ledger).unwrap(), None);
+    assert_eq!((before.effects, before.torn_tail), (1, true));
+
+    let mut server = Server::spawn(&sdk.argv(&ledger));
+    server.initialize();
+    server.send_charge(3);
+    let reply = server.next_response();
+    assert_eq!(reply["result"]["structuredContent"]["ledger_line"], 3, "{reply}");
+    drop(server);
+
+    let bytes = std::fs::read(&ledger).unwrap();
+    let after = count(&bytes, None);
+    assert_eq!((after.effects, after.complete_lines, after.torn_tail), (2, 3, false), "{}", sdk.name());
+    assert_eq!(after.malformed, vec![2]);
+    let last: Value = serde_json::from_str(std::str::from_utf8(&bytes).unwrap().lines().nth(2).unwrap()).unwrap();
+    assert_eq!(key_of(&last), Some(3));
+}
+
+#[test]
+fn rust_ends_a_torn_tail() {
+    torn_tail_is_ended_before_the_next_line(Sdk::Rust);
+}
+
+#[test]
+fn typescript_ends_a_torn_tail() {
+    torn_tail_is_ended_before_the_next_line(Sdk::TypeScript);
+}
+
+#[test]
+fn python_ends_a_torn_tail() {
+    torn_tail_is_ended_before_the_next_line(Sdk::Python);
 }
