@@ -401,7 +401,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 fn invalid(file: &str, text: &str, span: Range<usize>, message: String) -> ProfileError {
     let (line, column) = line_col(text, span.start);
-    ProfileError::Invalid { file: file.to_string(), line, column, message }
+    ProfileError::Invalid { file: crate::one_line(file), line, column, message: crate::one_line(&message) }
 }
 
 impl Profile {
@@ -433,13 +433,13 @@ impl Profile {
         }
         let Some(path) = candidates.into_iter().find(|p| p.is_file()) else {
             return Err(ProfileError::Unknown {
-                name: name.to_string(),
+                name: crate::one_line(name),
                 known: Self::builtin_names().join(", "),
             });
         };
         let file = path.display().to_string();
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| ProfileError::Read { file: file.clone(), reason: e.to_string() })?;
+            .map_err(|e| ProfileError::Read { file: crate::one_line(&file), reason: crate::one_line(&e.to_string()) })?;
         Self::parse_nested(&file, &text, path.parent(), depth)
     }
 

@@ -161,7 +161,8 @@ pub fn to_itf(model: &McpModel, kind: TraceKind, path: &Counterexample, minimal_
     })
 }
 
-/// A problem with a trace file: the step (0 for the file as a whole) and the reason.
+/// A problem with a trace file: the step (0 for the file as a whole) and the reason. Its
+/// `Display` is one line.
 #[derive(Debug, thiserror::Error)]
 #[error("{file}: step {step}: {reason}")]
 pub struct TraceError {
@@ -173,10 +174,18 @@ pub struct TraceError {
     pub reason: String,
 }
 
+impl TraceError {
+    /// An error at `step` of `file`; control characters in either text are escaped, so that the
+    /// message stays one line whatever the file contains.
+    pub fn new(file: &str, step: usize, reason: &str) -> TraceError {
+        TraceError { file: crate::one_line(file), step, reason: crate::one_line(reason) }
+    }
+}
+
 impl TraceFile {
     /// Parse a trace document; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<TraceFile, TraceError> {
-        let err = |step: usize, reason: String| TraceError { file: file.into(), step, reason };
+        let err = |step: usize, reason: String| TraceError::new(file, step, &reason);
         let doc: Value = serde_json::from_str(text).map_err(|e| err(0, format!("not JSON: {e}")))?;
         let meta = doc.get("#meta").ok_or_else(|| err(0, "no `#meta`".into()))?;
         let vocab = meta.get("vocabulary").and_then(Value::as_str).unwrap_or("");
@@ -207,7 +216,7 @@ impl TraceFile {
     /// state must violate the property (or reach the recorded effect count, for a worst case).
     /// `profile` resolves the recorded profile name. Returns the number of steps.
     pub fn validate(&self, file: &str, profile: &Profile) -> Result<usize, TraceError> {
-        let err = |step: usize, reason: String| TraceError { file: file.into(), step, reason };
+        let err = |step: usize, reason: String| TraceError::new(file, step, &reason);
         let model = McpModel::new(self.config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
             .map_err(|e| err(0, format!("configuration does not apply: {e}")))?;
         let states = replay(&model, &self.actions).map_err(|(step, reason)| err(step, reason))?;
