@@ -144,34 +144,21 @@ impl Observer {
     }
 }
 
-/// Count a ledger's complete lines (ending in a newline and parsing as a JSON object), optionally
-/// only those whose `field` equals `value`. A torn last line (no newline yet) is not counted;
-/// a complete line that is not JSON is an error naming its line number.
-pub fn count_ledger(bytes: &[u8], filter: Option<&(String, Value)>) -> Result<u64, String> {
-    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &bytes[..=i],
-        None => return Ok(0),
-    };
-    let mut n = 0;
-    for (i, line) in complete[..complete.len() - 1].split(|&b| b == b'\n').enumerate() {
-        let v: Value = serde_json::from_slice(line).map_err(|e| format!("line {} is not JSON: {e}", i + 1))?;
-        if !v.is_object() {
-            return Err(format!("line {} is not a JSON object", i + 1));
-        }
-        if filter.is_none_or(|(f, want)| v.get(f) == Some(want)) {
-            n += 1;
-        }
-    }
-    Ok(n)
-}
-
-/// Read a ledger file (absent = 0).
+/// Read a ledger file (absent = 0): its complete effect lines (see [`crate::ledger_count`]; a
+/// torn last line is not counted). A complete line that is not a JSON object makes the reading
+/// fail, naming the line: the observer cannot tell what it is.
 pub async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)>) -> Result<f64, String> {
-    match tokio::fs::read(path).await {
-        Ok(bytes) => count_ledger(&bytes, filter).map(|n| n as f64).map_err(|e| format!("ledger {}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0.0),
-        Err(e) => Err(format!("ledger {}: {e}", path.display())),
+    let bytes = match tokio::fs::read(path).await {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0.0),
+        Err(e) => return Err(format!("ledger {}: {e}", path.display())),
+    };
+    let filter = filter.map(|(field, value)| crate::ledger_count::Filter { field, value });
+    let counted = crate::ledger_count::count(&bytes, filter);
+    if let Some(line) = counted.malformed.first() {
+        return Err(format!("ledger {}: line {line} is not a JSON object", path.display()));
     }
+    Ok(counted.effects as f64)
 }
 
 /// Run an observer command with a bound and parse the number it prints.
@@ -223,14 +210,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn ledger_counts_complete_lines_and_filters() {
-        let text = b"{\"sdk\":\"rust\"}\n{\"sdk\":\"python\"}\n{\"sdk\":\"ru";
-        assert_eq!(count_ledger(text, None), Ok(2));
-        assert_eq!(count_ledger(text, Some(&("sdk".into(), json!("rust")))), Ok(1));
-        assert_eq!(count_ledger(b"", None), Ok(0));
-        assert_eq!(count_ledger(b"{\"a\"", None), Ok(0));
-        assert!(count_ledger(b"{}\nnope\n", None).unwrap_err().contains("line 2"));
+    #[tokio::test]
+    async fn ledger_readings_skip_a_torn_tail_and_refuse_a_corrupt_line() {
+        let dir = std::env::temp_dir().join(format!("mcp-once-observer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("l.jsonl");
+        std::fs::write(&p, b"{\"sdk\":\"rust\"}\n{\"sdk\":\"python\"}\n{\"sdk\":\"ru").unwrap();
+        assert_eq!(read_ledger(&p, None).await, Ok(2.0));
+        assert_eq!(read_ledger(&p, Some(&("sdk".into(), json!("rust")))).await, Ok(1.0));
+        std::fs::write(&p, b"{}\nnope\n").unwrap();
+        assert!(read_ledger(&p, None).await.unwrap_err().contains("line 2"));
+        assert_eq!(read_ledger(&dir.join("absent.jsonl"), None).await, Ok(0.0));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
