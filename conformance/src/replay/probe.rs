@@ -362,7 +362,16 @@ async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
         return Ok((Status::Warning, Some("Not testable: the tool takes no delay argument, so the runner cannot keep a call in progress".into()), json!({})));
     }
     let key = p.key("in-progress");
-    let first = p.send(&key, Hold { before_commit: true, before_respond: false }, None).await?;
+    // Held after its commit: once its effect is seen, the first call has surely taken the key
+    // and is still running, whatever order the server scheduled things in.
+    let first = p.send(&key, Hold { before_commit: false, before_respond: true }, None).await?;
+    let deadline = Instant::now() + p.session.opts.step_timeout;
+    while p.effects().await? < 1 {
+        if Instant::now() >= deadline {
+            return Err("the first call's effect was not seen within the bound".into());
+        }
+        p.session.pump(deadline).await;
+    }
     let second_id = p.send(&key, Hold::default(), None).await?;
     let second = p.response(&second_id).await?;
     let first_resp = p.response(&first).await?;
