@@ -16,6 +16,7 @@ use clap::{Args, ValueEnum};
 use mcp_once_model::catalogue::matrix;
 use mcp_once_model::{explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -46,6 +47,8 @@ pub enum Part {
     Matrix,
     /// The growth table.
     Growth,
+    /// Replaying the four scenarios on the three SDK fixtures, both transports.
+    Replay,
 }
 
 /// Output formats of `mcp-once bench`.
@@ -112,10 +115,76 @@ struct Report {
     cells: Vec<CellRun>,
     matrix: Option<MatrixRun>,
     growth: Vec<CellRun>,
-    replay: &'static str,
+    replay: ReplayRun,
 }
 
-const REPLAY: &str = "replay time per SDK and transport: not measured yet; measured once the `mcp-once replay` runner lands (issue 4)";
+/// One replay's time.
+#[derive(Serialize)]
+struct ReplayTime {
+    sdk: &'static str,
+    transport: &'static str,
+    scenario: &'static str,
+    verdict: String,
+    effects: Option<i64>,
+    seconds: f64,
+}
+
+/// The replay part: each scenario on each SDK and transport, the three SDKs at once.
+#[derive(Serialize, Default)]
+struct ReplayRun {
+    /// Why it was not measured, if it was not.
+    skipped: Option<String>,
+    runs: Vec<ReplayTime>,
+    wall_seconds: f64,
+}
+
+/// Replay the four scenarios (`sdk_fixtures::SCENARIOS` on stdio and HTTP) against the three
+/// SDK fixtures, one SDK per thread, scenarios in turn; servers start inside the measured time.
+fn run_replays() -> Result<ReplayRun> {
+    use mcp_once_conformance::replay::evidence::Evidence;
+    use mcp_once_conformance::replay::sdk_fixtures::{scenario_trace, FixturePaths, Sdk, SCENARIOS};
+    let exe = std::env::current_exe()?;
+    let paths = FixturePaths { fixtures_dir: PathBuf::from("conformance/fixtures"), rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()] };
+    for sdk in Sdk::ALL {
+        if let Err(e) = paths.argv(sdk, std::path::Path::new("x"), &[]) {
+            return Ok(ReplayRun { skipped: Some(format!("not measured: {e} (run from the repository root)")), ..Default::default() });
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("mcp-once-bench-replay-{}", std::process::id()));
+    let started = Instant::now();
+    let per_sdk = std::thread::scope(|scope| {
+        let handles: Vec<_> = Sdk::ALL
+            .iter()
+            .map(|&sdk| {
+                let (paths, scratch) = (&paths, &scratch);
+                scope.spawn(move || -> Result<Vec<ReplayTime>> {
+                    let mut out = Vec::new();
+                    for transport in [Transport::Stdio, Transport::Http] {
+                        for sc in &SCENARIOS {
+                            let (trace, profile) = scenario_trace(sc, sdk, transport).map_err(|e| anyhow::anyhow!(e))?;
+                            let dir = scratch.join(format!("{}-{}-{}", sdk.as_str(), transport.as_str(), sc.name));
+                            std::fs::create_dir_all(&dir)?;
+                            let mut opts = paths.options(sdk, transport, &dir, &[]).map_err(|e| anyhow::anyhow!(e))?;
+                            opts.evidence_dir = None;
+                            let t = Instant::now();
+                            let r = mcp_once_conformance::replay::block_on(mcp_once_conformance::replay::replay(&trace, sc.name, profile, opts, Evidence::new(None)?))?;
+                            out.push(ReplayTime { sdk: sdk.as_str(), transport: transport.as_str(), scenario: sc.name, verdict: r.verdict.to_string(), effects: r.observed_effects, seconds: t.elapsed().as_secs_f64() });
+                        }
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a replay thread")).collect::<Vec<_>>()
+    });
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut runs = Vec::new();
+    for r in per_sdk {
+        runs.extend(r?);
+    }
+    Ok(ReplayRun { skipped: None, runs, wall_seconds })
+}
 
 fn machine() -> Machine {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -291,7 +360,14 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     }
     let matrix = if part(Part::Matrix) { Some(run_matrix(a.quick)?) } else { None };
     let growth = if part(Part::Growth) { growth(a.quick)? } else { Vec::new() };
-    let report = Report { quick: a.quick, machine, cells, matrix, growth, replay: REPLAY };
+    // The replay part needs the installed fixtures and takes tens of seconds: not in --quick
+    // unless asked for by name.
+    let replay = if a.only == Some(Part::Replay) || (a.only.is_none() && !a.quick) {
+        run_replays()?
+    } else {
+        ReplayRun { skipped: Some("not run (--quick or --only); run `mcp-once bench --only replay`".into()), ..Default::default() }
+    };
+    let report = Report { quick: a.quick, machine, cells, matrix, growth, replay };
     match a.format {
         BenchFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         BenchFormat::Text => print!("{}", text(&report)),
@@ -338,6 +414,21 @@ fn text(r: &Report) -> String {
     }
     out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
     out.push_str(&table(&r.growth));
-    out.push_str(&format!("\n{}\n", r.replay));
+    match &r.replay.skipped {
+        Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
+        None => {
+            out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures (one SDK per thread, servers started inside the time): {:.2} s wall\n", r.replay.wall_seconds));
+            out.push_str(&format!("  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8}\n", "sdk", "trans.", "scenario", "verdict", "effects", "wall s"));
+            for t in &r.replay.runs {
+                out.push_str(&format!("  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8.2}\n", t.sdk, t.transport, t.scenario, t.verdict, t.effects.map_or("-".into(), |n| n.to_string()), t.seconds));
+            }
+            for sdk in ["typescript", "python", "rust"] {
+                for tr in ["stdio", "http"] {
+                    let sum: f64 = r.replay.runs.iter().filter(|t| t.sdk == sdk && t.transport == tr).map(|t| t.seconds).sum();
+                    out.push_str(&format!("  {sdk} over {tr}: {sum:.2} s\n"));
+                }
+            }
+        }
+    }
     out
 }

@@ -8,51 +8,20 @@
 //! fails the tests, it is never skipped.
 
 use mcp_once_conformance::replay::evidence::Evidence;
-use mcp_once_conformance::replay::observer::Observer;
-use mcp_once_conformance::replay::process::LaunchSpec;
-use mcp_once_conformance::replay::{replay, KeyPlacement, ReplayOptions, ReplayResult, Revision, Target, Verdict};
-use mcp_once_model::search::{check_property, worst_case};
-use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
-use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk, SCENARIOS};
+use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, Verdict};
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Sdk {
-    TypeScript,
-    Python,
-    Rust,
+fn paths() -> FixturePaths {
+    FixturePaths { fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
 }
 
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
-/// The command that starts a fixture, checked to be installed.
-fn server_argv(sdk: Sdk, ledger: &Path, extra: &[&str]) -> Vec<String> {
-    let dir = fixtures_dir();
-    let mut argv: Vec<String> = match sdk {
-        Sdk::TypeScript => {
-            assert!(dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir(), "TypeScript fixture not installed: run conformance/fixtures/install.sh");
-            vec!["node".into(), dir.join("typescript/server.mjs").display().to_string()]
-        }
-        Sdk::Python => {
-            let py = dir.join("python/.venv/bin/python");
-            assert!(py.is_file(), "Python fixture not installed: run conformance/fixtures/install.sh");
-            vec![py.display().to_string(), dir.join("python/server.py").display().to_string()]
-        }
-        Sdk::Rust => vec![FIXTURE.into()],
-    };
-    argv.extend(["--ledger".to_string(), ledger.display().to_string()]);
-    argv.extend(extra.iter().map(|s| s.to_string()));
-    argv
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+/// Runner options for a fixture; a fixture that is not installed fails the test.
+fn options(sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> ReplayOptions {
+    paths().options(sdk, transport, dir, extra).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A scratch folder for one replay.
@@ -61,48 +30,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
-}
-
-/// The model's trace for a configuration: the shortest at-most-once counterexample, or the
-/// shortest path to the worst case.
-fn model_trace(profile: &str, transport: Transport, client: ClientPolicy, key: KeyLifetime, server: ServerImpl, retries: u8, crashes: u8, worst: bool) -> (TraceFile, Profile) {
-    let profile = Profile::load(profile).expect("profile");
-    let config = Config { profile: profile.name.clone(), transport, client, key, server, bounds: Bounds { calls: 1, retries, crashes } };
-    let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce)).expect("applicable");
-    let (kind, path) = if worst {
-        (TraceKind::WorstCase, worst_case(&model).trace)
-    } else {
-        (TraceKind::Counterexample(PropertyKind::AtMostOnce), check_property(&model, PropertyKind::AtMostOnce).counterexample)
-    };
-    let itf = to_itf(&model, kind, &path.expect("the model has a trace"), false);
-    (TraceFile::parse("model", &itf.to_string()).expect("trace parses"), profile)
-}
-
-fn options(sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> ReplayOptions {
-    let ledger = dir.join("ledger.jsonl");
-    let target = match transport {
-        Transport::Stdio => Target::Stdio(LaunchSpec { argv: server_argv(sdk, &ledger, extra), ..Default::default() }),
-        Transport::Http => {
-            let port = free_port();
-            let mut more: Vec<&str> = extra.to_vec();
-            let port_s = port.to_string();
-            more.extend(["--transport", "http", "--port", &port_s]);
-            Target::Http { url: format!("http://127.0.0.1:{port}/mcp"), launch: Some(LaunchSpec { argv: server_argv(sdk, &ledger, &more), ..Default::default() }) }
-        }
-    };
-    ReplayOptions {
-        target,
-        tool: "charge".into(),
-        args: json!({"amount": 42}).as_object().cloned().expect("object"),
-        key_at: KeyPlacement::Params,
-        observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).expect("observer"),
-        revision: Some(Revision::R2025_11_25),
-        step_timeout: Duration::from_secs(15),
-        start_timeout: Duration::from_secs(30),
-        window: Duration::from_millis(1000),
-        pace: true,
-        evidence_dir: Some(dir.join("evidence")),
-    }
 }
 
 /// Every process group the evidence says was started is gone.
@@ -139,23 +66,17 @@ fn assert_verdict(result: &ReplayResult, verdict: Verdict, effects: i64, what: &
 /// Python SDK interrupts a cancelled handler) is replayed with the model's traces for that
 /// behaviour; the others with the traces for a server that ignores it.
 fn four_scenarios(sdk: Sdk) {
-    let server = if sdk == Sdk::Python { ServerImpl::HonoursCancel } else { ServerImpl::Plain };
-    let cases = [
-        ("timeout-cancel-retry", ClientPolicy::RetryOnTimeout, 1, 0, false, 2),
-        ("kill-restart-retry", ClientPolicy::RetryOnDisconnect, 1, 1, false, 2),
-        ("framework-rerun", ClientPolicy::FrameworkRetry, 2, 0, true, 3),
-    ];
     for transport in [Transport::Stdio, Transport::Http] {
-        for (name, client, retries, crashes, worst, effects) in cases {
-            let (trace, profile) = model_trace("mcp-2025-11-25", transport, client, KeyLifetime::None, server, retries, crashes, worst);
-            let label = format!("{sdk:?} {} {name}", transport.as_str());
+        for scenario in &SCENARIOS {
+            let (trace, profile) = scenario_trace(scenario, sdk, transport).expect("a model trace");
+            let label = format!("{} {} {}", sdk.as_str(), transport.as_str(), scenario.name);
             let dir = scratch(&label.replace(' ', "-"));
             let result = run(&trace, profile, options(sdk, transport, &dir, &[]), &label);
-            assert_verdict(&result, Verdict::Confirmed, effects, &label);
-            assert_eq!(result.expected_effects, effects as u64, "{label}");
+            assert_verdict(&result, Verdict::Confirmed, scenario.effects, &label);
+            assert_eq!(result.expected_effects, scenario.effects as u64, "{label}");
             // The ledger itself agrees with the observer.
             let ledger = std::fs::read_to_string(dir.join("ledger.jsonl")).expect("ledger");
-            assert_eq!(ledger.lines().count() as i64, effects, "{label}: ledger lines");
+            assert_eq!(ledger.lines().count() as i64, scenario.effects, "{label}: ledger lines");
         }
     }
 }
@@ -178,7 +99,7 @@ fn rust_sdk_confirms_the_four_scenarios() {
 #[test]
 fn kill_restart_reuses_request_id_1_on_both_lines() {
     // Scenario 2 as the problem statement has it: request ids restart with the process.
-    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnDisconnect, KeyLifetime::None, ServerImpl::Plain, 1, 1, false);
+    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnDisconnect, KeyLifetime::None, ServerImpl::Plain, 1, 1, false).unwrap();
     let dir = scratch("ids-restart");
     let result = run(&trace, profile, options(Sdk::TypeScript, Transport::Stdio, &dir, &[]), "ids");
     assert_verdict(&result, Verdict::Confirmed, 2, "ids");
@@ -191,7 +112,7 @@ fn kill_restart_reuses_request_id_1_on_both_lines() {
 fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation() {
     // The Python SDK interrupts a cancelled handler: the stdio trace in which the commit comes
     // after the cancellation does not double-execute there.
-    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnTimeout, KeyLifetime::None, ServerImpl::Plain, 1, 0, false);
+    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnTimeout, KeyLifetime::None, ServerImpl::Plain, 1, 0, false).unwrap();
     let dir = scratch("python-cancel");
     let result = run(&trace, profile, options(Sdk::Python, Transport::Stdio, &dir, &[]), "python-cancel");
     assert_verdict(&result, Verdict::NotReproduced, 1, "python-cancel");
@@ -202,8 +123,8 @@ fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation
 #[test]
 fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
     for transport in [Transport::Stdio, Transport::Http] {
-        let (volatile_trace, profile) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyVolatile, 1, 1, false);
-        let (after_trace, _) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyAfterEffect, 1, 1, false);
+        let (volatile_trace, profile) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyVolatile, 1, 1, false).unwrap();
+        let (after_trace, _) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyAfterEffect, 1, 1, false).unwrap();
         for (trace, trace_name) in [(&volatile_trace, "volatile-trace"), (&after_trace, "after-effect-trace")] {
             for (variant, verdict, effects) in [("key-durable", Verdict::NotReproduced, 1), ("key-volatile", Verdict::Confirmed, 2), ("key-after-effect", Verdict::Confirmed, 2)] {
                 let label = format!("{} {trace_name} vs {variant}", transport.as_str());

@@ -14,6 +14,7 @@ pub mod observer;
 pub mod pacing;
 pub mod probe;
 pub mod process;
+pub mod sdk_fixtures;
 pub mod wire;
 
 use anyhow::{anyhow, Result};
@@ -348,6 +349,12 @@ pub async fn replay(trace: &mcp_once_model::trace::TraceFile, name: &str, profil
     let revision = revision_for(&options, &profile);
     let session = driver::Session::new(options, revision, evidence);
     driver::Driver::new(session, trace, name, profile).run().await
+}
+
+/// Run `work` to completion on a fresh single-threaded runtime (for callers without one).
+pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    Ok(rt.block_on(work))
 }
 
 /// Run `work` on a fresh runtime; SIGINT or SIGTERM stops it, kills every server process group

@@ -1,0 +1,160 @@
+//! The three official-SDK ledger fixtures and the four scenarios of the problem statement, as
+//! ready-made replays: which command starts each fixture, which model trace each scenario is,
+//! and the options the runner uses. Shared by the replay tests and `mcp-once bench`.
+
+use super::observer::Observer;
+use super::process::LaunchSpec;
+use super::{KeyPlacement, ReplayOptions, Revision, Target};
+use mcp_once_model::search::{check_property, worst_case};
+use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// An official MCP SDK with a ledger fixture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sdk {
+    /// `@modelcontextprotocol/sdk` 1.32.2 (`conformance/fixtures/typescript`).
+    TypeScript,
+    /// Python `mcp` 2.3.0 (`conformance/fixtures/python`).
+    Python,
+    /// rmcp 3.11.0 (`mcp-once-fixture`, or `mcp-once fixture`).
+    Rust,
+}
+
+impl Sdk {
+    /// All three.
+    pub const ALL: [Sdk; 3] = [Sdk::TypeScript, Sdk::Python, Sdk::Rust];
+
+    /// Short name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sdk::TypeScript => "typescript",
+            Sdk::Python => "python",
+            Sdk::Rust => "rust",
+        }
+    }
+
+    /// How the model describes this SDK's server: the Python SDK interrupts a cancelled
+    /// handler; the TypeScript SDK and rmcp run it to its commit.
+    pub fn server_impl(self) -> ServerImpl {
+        match self {
+            Sdk::Python => ServerImpl::HonoursCancel,
+            Sdk::TypeScript | Sdk::Rust => ServerImpl::Plain,
+        }
+    }
+}
+
+/// Where the fixtures live and how to start the Rust one.
+#[derive(Clone, Debug)]
+pub struct FixturePaths {
+    /// `conformance/fixtures` (with `install.sh` run).
+    pub fixtures_dir: PathBuf,
+    /// Program and leading arguments that start the Rust fixture (e.g. `mcp-once-fixture`, or
+    /// `mcp-once fixture --sdk rust`).
+    pub rust_fixture: Vec<String>,
+}
+
+impl FixturePaths {
+    /// The argv that starts `sdk`'s fixture on `ledger`, with `extra` options; an error names
+    /// a fixture that is not installed.
+    pub fn argv(&self, sdk: Sdk, ledger: &Path, extra: &[String]) -> Result<Vec<String>, String> {
+        let dir = &self.fixtures_dir;
+        let mut argv: Vec<String> = match sdk {
+            Sdk::TypeScript => {
+                if !dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir() {
+                    return Err(format!("the TypeScript fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display()));
+                }
+                vec!["node".into(), dir.join("typescript/server.mjs").display().to_string()]
+            }
+            Sdk::Python => {
+                let py = dir.join("python/.venv/bin/python");
+                if !py.is_file() {
+                    return Err(format!("the Python fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display()));
+                }
+                vec![py.display().to_string(), dir.join("python/server.py").display().to_string()]
+            }
+            Sdk::Rust => self.rust_fixture.clone(),
+        };
+        argv.extend(["--ledger".to_string(), ledger.display().to_string()]);
+        argv.extend(extra.iter().cloned());
+        Ok(argv)
+    }
+
+    /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`
+    /// and writing evidence to `dir/evidence`. HTTP gets a free loopback port.
+    pub fn options(&self, sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> Result<ReplayOptions, String> {
+        let ledger = dir.join("ledger.jsonl");
+        let mut more: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let target = match transport {
+            Transport::Stdio => Target::Stdio(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() }),
+            Transport::Http => {
+                let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| format!("no free port: {e}"))?.port();
+                more.extend(["--transport".into(), "http".into(), "--port".into(), port.to_string()]);
+                Target::Http { url: format!("http://127.0.0.1:{port}/mcp"), launch: Some(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() }) }
+            }
+        };
+        Ok(ReplayOptions {
+            target,
+            tool: "charge".into(),
+            args: json!({"amount": 42}).as_object().cloned().expect("an object"),
+            key_at: KeyPlacement::Params,
+            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).map_err(|e| e.to_string())?,
+            revision: Some(Revision::R2025_11_25),
+            step_timeout: Duration::from_secs(15),
+            start_timeout: Duration::from_secs(30),
+            window: Duration::from_millis(1000),
+            pace: true,
+            evidence_dir: Some(dir.join("evidence")),
+        })
+    }
+}
+
+/// One scenario of the problem statement, as a model configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Scenario {
+    /// Short name.
+    pub name: &'static str,
+    /// The client's retry behaviour.
+    pub client: ClientPolicy,
+    /// Retries (or framework re-runs).
+    pub retries: u8,
+    /// Server crashes.
+    pub crashes: u8,
+    /// Replay the worst case (the framework's three runs) instead of the at-most-once trace.
+    pub worst_case: bool,
+    /// Side effects the SDKs were measured to produce.
+    pub effects: i64,
+}
+
+/// The four scenarios, each on both transports: a timeout, cancellation and retry (scenarios 1
+/// and 3), a SIGKILL, restart and retry (2), a framework re-run of the step (4).
+pub const SCENARIOS: [Scenario; 3] = [
+    Scenario { name: "timeout-cancel-retry", client: ClientPolicy::RetryOnTimeout, retries: 1, crashes: 0, worst_case: false, effects: 2 },
+    Scenario { name: "kill-restart-retry", client: ClientPolicy::RetryOnDisconnect, retries: 1, crashes: 1, worst_case: false, effects: 2 },
+    Scenario { name: "framework-rerun", client: ClientPolicy::FrameworkRetry, retries: 2, crashes: 0, worst_case: true, effects: 3 },
+];
+
+/// The model's trace for a one-call configuration: the shortest at-most-once counterexample,
+/// or (`worst`) the shortest path to the worst case.
+#[allow(clippy::too_many_arguments)]
+pub fn model_trace(profile: &str, transport: Transport, client: ClientPolicy, key: KeyLifetime, server: ServerImpl, retries: u8, crashes: u8, worst: bool) -> Result<(TraceFile, Profile), String> {
+    let profile = Profile::load(profile).map_err(|e| e.to_string())?;
+    let config = Config { profile: profile.name.clone(), transport, client, key, server, bounds: Bounds { calls: 1, retries, crashes } };
+    let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce))?;
+    let (kind, path) = if worst {
+        (TraceKind::WorstCase, worst_case(&model).trace)
+    } else {
+        (TraceKind::Counterexample(PropertyKind::AtMostOnce), check_property(&model, PropertyKind::AtMostOnce).counterexample)
+    };
+    let path = path.ok_or("the model has no trace for this configuration")?;
+    let itf = to_itf(&model, kind, &path, false);
+    let trace = TraceFile::parse("model", &itf.to_string()).map_err(|e| e.to_string())?;
+    Ok((trace, profile))
+}
+
+/// The trace of `scenario` for `sdk`'s server over `transport` (2025-11-25).
+pub fn scenario_trace(scenario: &Scenario, sdk: Sdk, transport: Transport) -> Result<(TraceFile, Profile), String> {
+    model_trace("mcp-2025-11-25", transport, scenario.client, KeyLifetime::None, sdk.server_impl(), scenario.retries, scenario.crashes, scenario.worst_case)
+}
