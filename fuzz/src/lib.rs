@@ -4,5 +4,6 @@
 //! saves the input. The same modules are compiled into the workspace's regression tests
 //! (`model/tests/fuzz_regressions.rs`), which run every saved crash and the seed corpus.
 
+pub mod frame;
 pub mod profile;
 pub mod trace;

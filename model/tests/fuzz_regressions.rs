@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+#[path = "../../fuzz/src/frame.rs"]
+mod frame;
 #[path = "../../fuzz/src/profile.rs"]
 mod profile;
 #[path = "../../fuzz/src/trace.rs"]
@@ -42,4 +44,9 @@ fn profile_regressions_and_corpus_hold_the_invariants() {
 #[test]
 fn trace_regressions_and_corpus_hold_the_invariants() {
     assert!(run_all("trace", trace::check) >= 4);
+}
+
+#[test]
+fn frame_regressions_and_corpus_hold_the_invariants() {
+    assert!(run_all("frame", frame::check) >= 5);
 }
