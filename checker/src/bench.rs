@@ -399,7 +399,11 @@ fn text(r: &Report) -> String {
         m.ram_mib,
         m.rustc
     );
-    out.push_str(&table(&r.cells));
+    if r.cells.is_empty() {
+        out.push_str("  (not run)\n");
+    } else {
+        out.push_str(&table(&r.cells));
+    }
     for c in &r.cells {
         out.push_str(&format!("  {}: {}\n", c.name, c.config));
     }
@@ -413,7 +417,11 @@ fn text(r: &Report) -> String {
     }
     }
     out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
-    out.push_str(&table(&r.growth));
+    if r.growth.is_empty() {
+        out.push_str("  (not run)\n");
+    } else {
+        out.push_str(&table(&r.growth));
+    }
     match &r.replay.skipped {
         Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
         None => {
