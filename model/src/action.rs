@@ -135,14 +135,10 @@ impl Action {
     }
 }
 
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Action {
+    /// The `(call, attempt)` the action acts on, if it acts on one attempt.
+    pub fn attempt(&self) -> Option<(u8, u8)> {
         match *self {
-            Action::ServerCrash | Action::ServerRestart => f.write_str(self.name()),
-            Action::ClientCall { call } | Action::ClientQueryOutcome { call } | Action::StepFails { call } => {
-                write!(f, "{}(call {call})", self.name())
-            }
-            Action::KeyExpires { call, key } => write!(f, "{}(call {call}, key {key})", self.name()),
             Action::ClientTimeout { call, attempt }
             | Action::ClientCancel { call, attempt }
             | Action::ClientReceive { call, attempt }
@@ -154,9 +150,23 @@ impl fmt::Display for Action {
             | Action::ServerReceiveCancel { call, attempt }
             | Action::ServerCommit { call, attempt }
             | Action::ServerStoreKey { call, attempt }
-            | Action::ServerRespond { call, attempt } => {
-                write!(f, "{}(call {call}, attempt {attempt})", self.name())
+            | Action::ServerRespond { call, attempt } => Some((call, attempt)),
+            Action::ClientCall { .. } | Action::ClientQueryOutcome { .. } | Action::StepFails { .. } | Action::ServerCrash | Action::ServerRestart | Action::KeyExpires { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((call, attempt)) = self.attempt() {
+            return write!(f, "{}(call {call}, attempt {attempt})", self.name());
+        }
+        match *self {
+            Action::ClientCall { call } | Action::ClientQueryOutcome { call } | Action::StepFails { call } => {
+                write!(f, "{}(call {call})", self.name())
             }
+            Action::KeyExpires { call, key } => write!(f, "{}(call {call}, key {key})", self.name()),
+            _ => f.write_str(self.name()),
         }
     }
 }

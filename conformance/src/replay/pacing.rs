@@ -23,23 +23,11 @@ pub struct Hold {
     pub before_respond: bool,
 }
 
-/// The attempt an action belongs to, if any.
+/// The attempt an action belongs to, if any (a `ClientCall` starts attempt 0).
 pub fn attempt_of(a: &Action) -> Option<AttemptId> {
     match *a {
         Action::ClientCall { call } => Some((call, 0)),
-        Action::ClientTimeout { call, attempt }
-        | Action::ClientCancel { call, attempt }
-        | Action::ClientReceive { call, attempt }
-        | Action::ClientSeesDisconnect { call, attempt }
-        | Action::ClientRetry { call, attempt }
-        | Action::FrameworkRetry { call, attempt }
-        | Action::StreamBreak { call, attempt }
-        | Action::ServerReceive { call, attempt }
-        | Action::ServerReceiveCancel { call, attempt }
-        | Action::ServerCommit { call, attempt }
-        | Action::ServerStoreKey { call, attempt }
-        | Action::ServerRespond { call, attempt } => Some((call, attempt)),
-        Action::ClientQueryOutcome { .. } | Action::StepFails { .. } | Action::ServerCrash | Action::ServerRestart | Action::KeyExpires { .. } => None,
+        _ => a.attempt(),
     }
 }
 
