@@ -424,7 +424,7 @@ impl Session {
 
     /// Close the connection and stop the server (SIGTERM, then SIGKILL after a grace period).
     pub async fn shutdown(&mut self) {
-        if let Some(conn) = self.conn.take() {
+        if let Some(conn) = self.conn.as_ref() {
             conn.close().await;
         }
         self.server_stdin = None;
@@ -435,6 +435,10 @@ impl Session {
                 Err(e) => self.evidence.record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
             }
         }
+        // stdio: read what the server wrote before it stopped to the end (bounded), so that a
+        // late breach (a duplicated response) is seen before the verdict.
+        self.await_closed(self.generation, Duration::from_secs(1)).await;
+        self.conn.take();
     }
 
     /// The responses received for `(gen, id)` so far.
@@ -614,8 +618,11 @@ impl<'t> Driver<'t> {
                 }
             },
         };
+        let can_settle = self.session.opts.observer.outside_server();
+        self.session.shutdown().await;
         // `not-reproduced` says the server behaved; one that broke JSON-RPC on the way (a
-        // duplicated response, an id never sent, non-JSON output) cannot support that.
+        // duplicated response, an id never sent, non-JSON output) cannot support that. Its
+        // output has been read to the end by now (shutdown waits for it).
         self.session.drain().await;
         let (verdict, reason) = match (verdict, self.session.garbage.first().cloned()) {
             (Verdict::NotReproduced, Some(g)) => (Verdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})")),
@@ -625,8 +632,6 @@ impl<'t> Driver<'t> {
             }
             _ => (verdict, reason),
         };
-        let can_settle = self.session.opts.observer.outside_server();
-        self.session.shutdown().await;
         let mut settled = None;
         if can_settle {
             if let (Ok(reading), Some(obs)) = (self.session.read_stable().await, observed) {
