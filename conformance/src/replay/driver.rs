@@ -52,8 +52,11 @@ pub struct Session {
     failures: HashMap<(u32, String), String>,
     headers: HashSet<(u32, String)>,
     closed: HashMap<u32, String>,
-    /// Garbage the server printed (reasons).
+    /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
+    /// response to an id the runner never sent, more responses to an id than requests with it).
     pub garbage: Vec<String>,
+    requests: HashMap<(u32, String), usize>,
+    notifications: u64,
     exited: Option<String>,
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
@@ -89,6 +92,8 @@ impl Session {
             headers: HashSet::new(),
             closed: HashMap::new(),
             garbage: Vec::new(),
+            requests: HashMap::new(),
+            notifications: 0,
             exited: None,
             housekeeping: 0,
             pace_args: false,
@@ -234,6 +239,7 @@ impl Session {
         let gen = conn.generation();
         conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await.map_err(|e| format!("{e:#}"))?;
         let key = (gen, id_key(&id));
+        *self.requests.entry(key.clone()).or_default() += 1;
         loop {
             if let Some(resp) = self.responses.get(&key).and_then(|v| v.first()) {
                 return match (resp.get("result"), resp.get("error")) {
@@ -259,9 +265,30 @@ impl Session {
     }
 
     fn with_garbage(&self, reason: String) -> String {
-        match self.garbage.first() {
-            Some(g) => format!("{reason}; the server printed garbage: {g}"),
-            None => reason,
+        format!("{reason}{}", self.breach_note())
+    }
+
+    /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
+    pub fn breach_note(&self) -> String {
+        self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"))
+    }
+
+    /// stdio: wait at most `bound` for connection `gen`'s stdout to close (its last output
+    /// read). Returns at once over HTTP.
+    pub async fn await_closed(&mut self, gen: u32, bound: Duration) {
+        if self.opts.target.transport() != Transport::Stdio {
+            return;
+        }
+        let deadline = Instant::now() + bound;
+        while self.closed(gen).is_none() && Instant::now() < deadline {
+            self.pump(deadline).await;
+        }
+    }
+
+    /// Take in every event already waiting, without waiting for more.
+    pub async fn drain(&mut self) {
+        while let Ok(ev) = self.rx.try_recv() {
+            self.take(ev).await;
         }
     }
 
@@ -294,7 +321,17 @@ impl Session {
             EventKind::Message(m) => {
                 let method = m.get("method").and_then(Value::as_str).map(str::to_string);
                 match (m.get("id").cloned(), method) {
-                    (Some(id), None) => self.responses.entry((gen, id_key(&id))).or_default().push(m),
+                    (Some(id), None) => {
+                        let key = (gen, id_key(&id));
+                        let asked = self.requests.get(&key).copied().unwrap_or(0);
+                        let answers = self.responses.entry(key).or_default();
+                        answers.push(m);
+                        if asked == 0 {
+                            self.garbage.push(format!("a response to id {id}, which the runner never sent"));
+                        } else if answers.len() > asked {
+                            self.garbage.push(format!("{} responses to id {id}, sent {asked} time(s) (a duplicated response)", answers.len()));
+                        }
+                    }
                     (Some(id), Some(method)) => {
                         // A request from the server: answer ping, refuse anything else.
                         let reply = if method == "ping" {
@@ -306,7 +343,7 @@ impl Session {
                             let _ = conn.send(&reply).await;
                         }
                     }
-                    (None, _) => {}
+                    (None, _) => self.notifications += 1,
                 }
             }
             EventKind::Garbage(reason) => self.garbage.push(reason),
@@ -368,6 +405,9 @@ impl Session {
     /// Send a raw message on the current connection.
     pub async fn send(&mut self, msg: &Value) -> Result<(), String> {
         let conn = self.conn.as_ref().ok_or("no connection to the server")?;
+        if let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) {
+            *self.requests.entry((conn.generation(), id_key(id))).or_default() += 1;
+        }
         conn.send(msg).await.map_err(|e| format!("{e:#}"))
     }
 
@@ -384,7 +424,7 @@ impl Session {
 
     /// Close the connection and stop the server (SIGTERM, then SIGKILL after a grace period).
     pub async fn shutdown(&mut self) {
-        if let Some(conn) = self.conn.take() {
+        if let Some(conn) = self.conn.as_ref() {
             conn.close().await;
         }
         self.server_stdin = None;
@@ -395,11 +435,20 @@ impl Session {
                 Err(e) => self.evidence.record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
             }
         }
+        // stdio: read what the server wrote before it stopped to the end (bounded), so that a
+        // late breach (a duplicated response) is seen before the verdict.
+        self.await_closed(self.generation, Duration::from_secs(1)).await;
+        self.conn.take();
     }
 
     /// The responses received for `(gen, id)` so far.
     pub fn responses_for(&self, gen: u32, id: &Value) -> &[Value] {
         self.responses.get(&(gen, id_key(id))).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many notifications the server has sent (any connection).
+    pub fn notifications(&self) -> u64 {
+        self.notifications
     }
 
     /// The failure of the request `(gen, id)`, if it failed.
@@ -571,6 +620,18 @@ impl<'t> Driver<'t> {
         };
         let can_settle = self.session.opts.observer.outside_server();
         self.session.shutdown().await;
+        // `not-reproduced` says the server behaved; one that broke JSON-RPC on the way (a
+        // duplicated response, an id never sent, non-JSON output) cannot support that. Its
+        // output has been read to the end by now (shutdown waits for it).
+        self.session.drain().await;
+        let (verdict, reason) = match (verdict, self.session.garbage.first().cloned()) {
+            (Verdict::NotReproduced, Some(g)) => (Verdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})")),
+            (Verdict::Confirmed, Some(g)) => {
+                self.note(format!("the server also broke the protocol: {g}"));
+                (verdict, reason)
+            }
+            _ => (verdict, reason),
+        };
         let mut settled = None;
         if can_settle {
             if let (Ok(reading), Some(obs)) = (self.session.read_stable().await, observed) {
@@ -796,7 +857,7 @@ impl<'t> Driver<'t> {
                 return Err(stop(Verdict::Diverged, format!("call {} attempt {}: expected a response, {c}", a.0, a.1)));
             }
             if Instant::now() >= deadline {
-                let reason = self.session.garbage.first().map_or(String::new(), |g| format!("; the server printed garbage: {g}"));
+                let reason = self.session.breach_note();
                 return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, (self.session.opts.step_timeout + self.session.opts.window * 2).as_millis())));
             }
             self.session.pump(deadline).await;
@@ -880,11 +941,26 @@ impl<'t> Driver<'t> {
                 }
             }
             if let Some(why) = self.session.check_exit() {
-                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the server exited before its effect was seen ({why})", a.0, a.1)));
+                // What it wrote last (a partial frame) is read after it is reaped: take it in.
+                self.session.await_closed(s.gen, Duration::from_secs(1)).await;
+                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the server exited before its effect was seen ({why}){}", a.0, a.1, self.session.breach_note())));
+            }
+            if let Some(c) = self.session.closed(s.gen).map(str::to_string) {
+                // stdio: no answer can come on a closed stdout, so waiting out the bound tells nothing more.
+                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: {c} before its effect was seen{}", a.0, a.1, self.session.breach_note())));
             }
             if Instant::now() >= deadline {
-                let why = if s.cancelled { "; it was cancelled, and the server may have honoured that (the runner cannot tell a stopped call from a hung one)" } else { "" };
-                let garbage = self.session.garbage.first().map_or(String::new(), |g| format!("; the server printed garbage: {g}"));
+                let failed = match self.session.failure_for(s.gen, &s.id) {
+                    Some(f) => format!("; its request failed: {f}"),
+                    None if !s.stream_closed && self.session.has_headers(s.gen, &s.id) => "; its response stream stayed open without a response".to_string(),
+                    None => String::new(),
+                };
+                let failed = match self.session.notifications() {
+                    0 => failed,
+                    n => format!("{failed}; the server sent {n} notification(s) meanwhile"),
+                };
+                let why = if s.cancelled { format!("; it was cancelled, and the server may have honoured that (the runner cannot tell a stopped call from a hung one){failed}") } else { failed };
+                let garbage = self.session.breach_note();
                 return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: no effect and no answer within {} ms ({n} of {expected} effects){why}{garbage}", a.0, a.1, bound.as_millis())));
             }
             self.session.pump(deadline).await;

@@ -16,6 +16,10 @@ pub const EVIDENCE_FILE: &str = "evidence.jsonl";
 /// Largest frame text kept whole in the log; longer frames are cut (their length is logged).
 const MAX_LOGGED_FRAME: usize = 64 * 1024;
 
+/// Records also kept in memory (the file has them all): a server that floods its output must
+/// not grow the runner without bound.
+pub const MAX_KEPT_RECORDS: usize = 10_000;
+
 struct Inner {
     file: Option<File>,
     records: Vec<Value>,
@@ -65,7 +69,9 @@ impl Evidence {
             let _ = writeln!(f, "{fields}");
             let _ = f.flush();
         }
-        inner.records.push(fields);
+        if inner.records.len() < MAX_KEPT_RECORDS {
+            inner.records.push(fields);
+        }
     }
 
     /// Log a frame sent (`dir` = "out") or received ("in") on `channel` (stdio, http POST …).
@@ -92,7 +98,7 @@ impl Evidence {
         self.record("note", json!({"text": text.into()}));
     }
 
-    /// All records so far.
+    /// The records so far (the first [`MAX_KEPT_RECORDS`]; the file has every one).
     pub fn records(&self) -> Vec<Value> {
         self.inner.lock().expect("evidence lock").records.clone()
     }

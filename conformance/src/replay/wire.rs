@@ -181,6 +181,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
     };
     let mut splitter = LineSplitter::new(MAX_FRAME);
     let mut buf = vec![0u8; 64 * 1024];
+    let mut overlong_reported = false;
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) => {
@@ -204,7 +205,10 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                 Piece::Overlong { bytes } => {
                     let reason = format!("a stdout frame of {bytes} bytes, over the {MAX_FRAME}-byte bound");
                     evidence.record("garbage", json!({"channel": "stdio", "reason": reason}));
-                    send(EventKind::Garbage(reason));
+                    if !overlong_reported {
+                        send(EventKind::Garbage(reason));
+                    }
+                    overlong_reported = false;
                 }
                 Piece::Line(line) => {
                     let text = String::from_utf8_lossy(&line);
@@ -221,6 +225,14 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                     }
                 }
             }
+        }
+        // A server that writes past the bound and no newline may never write one: say so now,
+        // not at a newline or an end of stream that may never come.
+        if splitter.pending() > MAX_FRAME && !overlong_reported {
+            overlong_reported = true;
+            let reason = format!("over {MAX_FRAME} bytes on stdout without a newline (an overlong frame)");
+            evidence.record("garbage", json!({"channel": "stdio", "reason": reason}));
+            send(EventKind::Garbage(reason));
         }
     }
 }

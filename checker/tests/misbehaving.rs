@@ -1,0 +1,283 @@
+//! `mcp-once replay` and `mcp-once probe` against servers that misbehave, each in one way
+//! (`conformance/tests/misbehaving/server.py`): they exit at start, never answer, answer the
+//! wrong id or twice, print garbage or megabytes, close stdout, ignore SIGTERM, fail to come
+//! back after a restart, or (HTTP) answer 500, reset the connection, stream forever.
+//!
+//! For each: the run ends within a sanity limit derived from its bounds, with `diverged` or
+//! `inconclusive` (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
+//! group left behind (checked against every `process start` pid in the evidence log). The
+//! ledger the observer reads is one the broken server never writes (or writes one line).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Bound on each awaited step and on each server start, passed to the runner.
+const STEP_MS: u64 = 3000;
+const START_MS: u64 = 3000;
+/// The runner's SIGTERM grace before SIGKILL when it stops a server.
+const GRACE_MS: u64 = 3000;
+
+fn server_py() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/tests/misbehaving/server.py")
+}
+
+fn mcp_once() -> Command {
+    Command::cargo_bin("mcp-once").unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("misbehaving").join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Which model trace to replay.
+#[derive(Clone, Copy, Debug)]
+enum Trace {
+    /// Scenario 1: retry after a timeout (no crash).
+    Timeout,
+    /// A SIGKILL, a restart and a retry on the same line.
+    Restart,
+}
+
+fn trace(dir: &Path, which: Trace, transport: &str) -> PathBuf {
+    let mut args = vec!["check", "--property", "at-most-once", "--calls", "1", "--profile", "mcp-2025-11-25", "--transport", transport, "--server", "plain", "--retries", "1"];
+    match which {
+        Trace::Timeout => args.extend(["--client", "retry-on-timeout"]),
+        Trace::Restart => args.extend(["--client", "retry-on-disconnect", "--crashes", "1"]),
+    }
+    let out = mcp_once().args(&args).arg("--out").arg(dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The target options for a fault: `--stdio CMD`, or `--http URL --launch CMD` for `http-*`.
+fn target(fault: &str, dir: &Path) -> Vec<String> {
+    let ledger = dir.join("ledger.jsonl");
+    let state = dir.join("starts.txt");
+    let cmd = format!("python3 {} --fault {fault} --ledger {} --state {}", server_py().display(), ledger.display(), state.display());
+    let mut args = if fault.starts_with("http-") {
+        let port = free_port();
+        vec!["--http".into(), format!("http://127.0.0.1:{port}/mcp"), "--launch".into(), format!("{cmd} --port {port}")]
+    } else {
+        vec!["--stdio".into(), cmd]
+    };
+    args.extend([
+        "--args".into(),
+        r#"{"amount":42}"#.into(),
+        "--observe".into(),
+        format!("ledger:{}", ledger.display()),
+        "--step-timeout-ms".into(),
+        STEP_MS.to_string(),
+        "--start-timeout-ms".into(),
+        START_MS.to_string(),
+        "--window-ms".into(),
+        "100".into(),
+        "--revision".into(),
+        "2025-11-25".into(),
+    ]);
+    args
+}
+
+/// Every `evidence.jsonl` under `dir` (a probe writes one per run), parsed.
+fn evidence_records(dir: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "evidence.jsonl") {
+                out.extend(std::fs::read_to_string(&p).unwrap().lines().map(|l| serde_json::from_str::<Value>(l).expect("evidence lines are JSON")));
+            }
+        }
+    }
+    out
+}
+
+/// Every process group the evidence says was started is gone; returns how many there were.
+fn assert_groups_gone(records: &[Value], what: &str) -> usize {
+    let pids: Vec<i32> = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    assert!(!pids.is_empty(), "{what}: no process start in the evidence");
+    for pid in &pids {
+        assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*pid), None).is_err(), "{what}: process group {pid} outlived the runner");
+    }
+    pids.len()
+}
+
+/// A replay's sanity limit: its bounds (starts, one step, the stop grace), times 3, plus 10 s.
+/// Only a limit against hangs, far from what a run takes, so it cannot make the test flaky.
+fn sanity_limit(starts: u64) -> Duration {
+    let bound = starts * START_MS + 2 * STEP_MS + GRACE_MS;
+    Duration::from_millis(bound * 3 + 10_000)
+}
+
+/// Replay `which` against the server with `fault`; assert the verdict is one of `verdicts`, the
+/// reason names every word of `words`, the bound held and no process is left. Returns the
+/// result and the evidence records.
+fn replay(fault: &str, which: Trace, verdicts: &[&str], words: &[&str]) -> (Value, Vec<Value>) {
+    let name = format!("{fault}-{which:?}").to_lowercase();
+    let dir = temp(&name);
+    let transport = if fault.starts_with("http-") { "http" } else { "stdio" };
+    let t = trace(&dir, which, transport);
+    let evidence = dir.join("evidence");
+    let started = Instant::now();
+    let out = mcp_once().arg("replay").arg(&t).args(target(fault, &dir)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(300)).output().unwrap();
+    let wall = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    let reason = v["reason"].as_str().unwrap();
+    assert!(verdicts.contains(&v["verdict"].as_str().unwrap()), "{name}: verdict {} ({reason})", v["verdict"]);
+    assert_eq!(out.status.code(), Some(2), "{name}: diverged and inconclusive exit 2");
+    assert_eq!(reason.lines().count(), 1, "{name}: one-line reason: {reason}");
+    for w in words {
+        assert!(reason.contains(w), "{name}: the reason should say `{w}`: {reason}");
+    }
+    let starts = match which {
+        Trace::Timeout => 1,
+        Trace::Restart => 2,
+    };
+    assert!(wall < sanity_limit(starts), "{name}: took {wall:?}, over the sanity limit {:?}", sanity_limit(starts));
+    let records = evidence_records(&evidence);
+    let groups = assert_groups_gone(&records, &name);
+    eprintln!("FIGURE replay {name}: {} in {} ms, {groups} process group(s) started, 0 left: {reason}", v["verdict"].as_str().unwrap(), wall.as_millis());
+    (v, records)
+}
+
+/// Probe the server with `fault`: no check may pass; each is a WARNING (`Not testable: …`) or
+/// a FAILURE, one of them names every word of `words`; bounds held, no process left.
+fn probe(fault: &str, words: &[&str]) {
+    let name = format!("{fault}-probe");
+    let dir = temp(&name);
+    let evidence = dir.join("evidence");
+    let started = Instant::now();
+    let out = mcp_once().arg("probe").args(target(fault, &dir)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(600)).output().unwrap();
+    let wall = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    let checks = v["checks"].as_array().unwrap();
+    assert!(!checks.is_empty());
+    for c in checks {
+        let msg = c["errorMessage"].as_str().unwrap_or("");
+        assert_eq!(c["status"], "WARNING", "{name}: {} is {} ({msg})", c["id"], c["status"]);
+        assert!(msg.starts_with("Not testable: ") && c["details"]["untestable"] == true, "{name}: {c}");
+    }
+    assert!(
+        checks.iter().any(|c| words.iter().all(|w| c["errorMessage"].as_str().unwrap().contains(w))),
+        "{name}: no check names {words:?}: {}",
+        serde_json::to_string_pretty(checks).unwrap()
+    );
+    assert_eq!(out.status.code(), Some(2), "{name}: untestable checks exit 2");
+    let records = evidence_records(&evidence);
+    // Each run has its own start(s); the limit is per run, summed.
+    let runs = records.iter().filter(|r| r["kind"] == "verdict").count().max(1) as u32;
+    let limit = sanity_limit(2) * runs;
+    assert!(wall < limit, "{name}: took {wall:?} for {runs} runs, over the sanity limit {limit:?}");
+    let groups = assert_groups_gone(&records, &name);
+    eprintln!("FIGURE probe {name}: {} checks WARNING, {runs} runs in {} ms, {groups} process group(s) started, 0 left", checks.len(), wall.as_millis());
+}
+
+#[test]
+fn exit_at_start() {
+    replay("exit-at-start", Trace::Timeout, &["diverged"], &["did not start", "initialize"]);
+    probe("exit-at-start", &["did not start"]);
+}
+
+#[test]
+fn never_answers_initialize() {
+    replay("silent-initialize", Trace::Timeout, &["diverged"], &["did not start", "initialize", "no answer within"]);
+    probe("silent-initialize", &["did not start", "initialize"]);
+}
+
+#[test]
+fn never_answers_tools_call() {
+    replay("silent-call", Trace::Timeout, &["inconclusive"], &["no effect and no answer within"]);
+    probe("silent-call", &["no effect and no answer"]);
+}
+
+#[test]
+fn answers_a_wrong_id() {
+    replay("wrong-id", Trace::Timeout, &["inconclusive", "diverged"], &["broke the protocol", "never sent"]);
+    probe("wrong-id", &["never sent"]);
+}
+
+#[test]
+fn answers_one_request_twice() {
+    replay("duplicate-id", Trace::Timeout, &["diverged"], &["broke the protocol", "duplicated response"]);
+    probe("duplicate-id", &["duplicated response"]);
+}
+
+#[test]
+fn prints_garbage() {
+    replay("garbage", Trace::Timeout, &["inconclusive"], &["broke the protocol", "stdout"]);
+    probe("garbage", &["broke the protocol"]);
+}
+
+#[test]
+fn prints_a_partial_frame_and_exits() {
+    replay("partial-frame", Trace::Timeout, &["diverged"], &["before its effect was seen", "inside a frame"]);
+    probe("partial-frame", &["inside a frame"]);
+}
+
+#[test]
+fn prints_20_mb_without_a_newline() {
+    replay("flood-no-newline", Trace::Timeout, &["inconclusive"], &["without a newline"]);
+}
+
+#[test]
+fn prints_40_mb_of_notifications_and_never_answers() {
+    let (_, records) = replay("flood-lines", Trace::Timeout, &["inconclusive"], &["no effect and no answer", "notification(s) meanwhile"]);
+    // The server blocks on a full pipe while the runner logs; what was read is in the file.
+    let frames_in = records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == "in").count();
+    assert!(frames_in > 1000, "the frames read are in the evidence file ({frames_in})");
+    eprintln!("FIGURE flood-lines: {frames_in} frames read and logged within the step bound");
+}
+
+#[test]
+fn closes_stdout_and_stays_alive() {
+    replay("close-stdout", Trace::Timeout, &["diverged"], &["closed its stdout", "before its effect was seen"]);
+    probe("close-stdout", &["closed its stdout"]);
+}
+
+#[test]
+fn ignores_sigterm() {
+    for which in [Trace::Timeout, Trace::Restart] {
+        let (_, records) = replay("ignore-sigterm", which, &["inconclusive"], &["no effect and no answer"]);
+        let stopped = records.iter().find(|r| r["kind"] == "process" && r["event"] == "stopped").expect("the runner stopped the server");
+        assert!(stopped["status"].as_str().unwrap().contains("SIGKILL"), "SIGTERM was ignored, so SIGKILL ended it: {stopped}");
+    }
+}
+
+#[test]
+fn does_not_come_back_after_a_restart() {
+    let (v, _) = replay("hang-on-restart", Trace::Restart, &["diverged"], &["ServerRestart", "did not come back", "initialize"]);
+    assert_eq!(v["observed_effects"], 1, "the one ledger line, before the crash");
+}
+
+#[test]
+fn http_500() {
+    replay("http-500", Trace::Timeout, &["diverged"], &["did not start", "HTTP 500"]);
+    probe("http-500", &["HTTP 500"]);
+}
+
+#[test]
+fn http_connection_reset() {
+    replay("http-reset", Trace::Timeout, &["diverged", "inconclusive"], &["request failed"]);
+    probe("http-reset", &["request failed"]);
+}
+
+#[test]
+fn http_sse_stream_that_never_answers() {
+    replay("http-sse-forever", Trace::Timeout, &["inconclusive"], &["no effect and no answer", "stream stayed open"]);
+    probe("http-sse-forever", &["no effect and no answer"]);
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""A deliberately broken MCP server for the runner's robustness tests.
+
+Each --fault misbehaves in exactly one way; everything else is a plain MCP server over stdio
+(or, with --port, Streamable HTTP answering JSON) with one tool, `charge`. Standard library only.
+
+stdio faults
+  exit-at-start        exit 3 before reading anything
+  silent-initialize    read requests, never answer any (not even initialize)
+  silent-call          answer the handshake and tools/list, never answer tools/call
+  wrong-id             answer tools/call with an id the client never sent
+  duplicate-id         answer tools/call twice with the same id (one write)
+  garbage              answer tools/call with a non-JSON line, then stay silent
+  partial-frame        answer tools/call with half a frame (no newline), then exit 0
+  flood-no-newline     answer tools/call with 20 MB without a newline, then stay silent
+  flood-lines          answer tools/call with 40 MB of valid-looking notifications, never answer
+  close-stdout         close stdout on tools/call, stay alive reading stdin
+  ignore-sigterm       ignore SIGTERM (and stay after stdin closes); never answer tools/call
+  hang-on-restart      write one ledger line on tools/call and never answer it; a second start
+                       (counted in --state) never answers initialize
+HTTP faults (--port)
+  http-500             every POST answers 500
+  http-reset           tools/call: the connection is reset (RST) after the request is read
+  http-sse-forever     tools/call: an SSE stream of keep-alive comments that never carries the
+                       response
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOOL = {
+    "name": "charge",
+    "description": "charge an amount (a broken server: see --fault)",
+    "inputSchema": {"type": "object", "properties": {"amount": {"type": "number"}}},
+}
+
+
+def answer(req):
+    """The normal answer to a request, or None for a notification."""
+    if "id" not in req or "method" not in req:
+        return None
+    method = req["method"]
+    if method == "initialize":
+        result = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "misbehaving", "version": "0"},
+        }
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    elif method == "ping":
+        result = {}
+    else:
+        return {"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32601, "message": "no such method"}}
+    return {"jsonrpc": "2.0", "id": req["id"], "result": result}
+
+
+def charged(req):
+    return {"jsonrpc": "2.0", "id": req["id"], "result": {"content": [{"type": "text", "text": "charged"}]}}
+
+
+def write_ledger(path):
+    with open(path, "a") as f:
+        f.write(json.dumps({"effect": "charge", "pid": os.getpid()}) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def block_forever():
+    while True:
+        signal.pause()
+
+
+def stdio(args):
+    out = sys.stdout.buffer
+    fault = args.fault
+    if fault == "exit-at-start":
+        sys.exit(3)
+    if fault == "ignore-sigterm":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if fault == "hang-on-restart":
+        starts = 0
+        if os.path.exists(args.state):
+            with open(args.state) as f:
+                starts = len(f.read().split())
+        with open(args.state, "a") as f:
+            f.write("start\n")
+        if starts >= 1:
+            fault = "silent-initialize"
+
+    def send(*msgs):
+        out.write(b"".join(json.dumps(m).encode() + b"\n" for m in msgs))
+        out.flush()
+
+    for line in sys.stdin.buffer:
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        if fault == "silent-initialize":
+            continue
+        if req.get("method") != "tools/call":
+            reply = answer(req)
+            if reply is not None:
+                send(reply)
+            continue
+        if fault == "silent-call":
+            continue
+        if fault == "wrong-id":
+            reply = charged(req)
+            reply["id"] = 1_000_000 + (req["id"] if isinstance(req["id"], int) else 0)
+            send(reply)
+        elif fault == "duplicate-id":
+            send(charged(req), charged(req))
+        elif fault == "garbage":
+            out.write(b"charging 42 now... done!\n")
+            out.flush()
+        elif fault == "partial-frame":
+            out.write(json.dumps(charged(req)).encode()[:20])
+            out.flush()
+            os._exit(0)
+        elif fault == "flood-no-newline":
+            chunk = b"x" * (1 << 20)
+            for _ in range(20):
+                out.write(chunk)
+            out.flush()
+        elif fault == "flood-lines":
+            note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}).encode() + b"\n"
+            batch = note * 1000
+            for _ in range(40 * (1 << 20) // len(batch)):
+                out.write(batch)
+            out.flush()
+        elif fault == "close-stdout":
+            out.flush()
+            os.close(1)
+            for _ in sys.stdin.buffer:
+                pass
+            block_forever()
+        elif fault == "ignore-sigterm":
+            pass
+        elif fault == "hang-on-restart":
+            write_ledger(args.ledger)
+        else:
+            sys.exit(f"unknown fault {fault}")
+    # stdin closed: a well-behaved server would exit here; these faults stay until killed.
+    if fault in ("ignore-sigterm", "close-stdout"):
+        block_forever()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    fault = None
+
+    def log_message(self, *a):
+        pass
+
+    def reply(self, status, body=b"", ctype="application/json"):
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        if self.fault == "http-500":
+            return self.reply(500, b'{"error": "internal server error (misbehaving server)"}')
+        req = json.loads(body)
+        if req.get("method") == "tools/call":
+            if self.fault == "http-reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+                return
+            if self.fault == "http-sse-forever":
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b": still working\n\n")
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                except OSError:
+                    return
+        reply = answer(req)
+        if reply is None:
+            return self.reply(202)
+        self.reply(200, json.dumps(reply).encode())
+
+
+def http(args):
+    Handler.fault = args.fault
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    block_forever()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--fault", required=True)
+    p.add_argument("--ledger", default=os.devnull)
+    p.add_argument("--state", default=os.devnull)
+    p.add_argument("--port", type=int)
+    args = p.parse_args()
+    if args.port is not None:
+        http(args)
+    else:
+        stdio(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+//! Soak: many replays back to back from one runner process (the library API, a fresh session
+//! each time, one tokio runtime) against the Rust ledger fixture over stdio, scenario 1 with a
+//! 50 ms window. The runner's open file descriptors and its live (or unreaped) child processes
+//! are counted before and after; nothing may grow, and every run must confirm the trace.
+//!
+//! The normal suite runs 30 (`MCP_ONCE_SOAK_RUNS` overrides); `soak_300` (ignored by default)
+//! runs 300: `cargo test --release -p mcp-once-conformance --test soak -- --ignored --nocapture`.
+
+use mcp_once_conformance::replay::evidence::Evidence;
+use mcp_once_conformance::replay::observer::Observer;
+use mcp_once_conformance::replay::process::LaunchSpec;
+use mcp_once_conformance::replay::{replay, KeyPlacement, ReplayOptions, Revision, Target, Verdict};
+use mcp_once_model::search::check_property;
+use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
+
+fn scenario_1() -> (TraceFile, Profile) {
+    let profile = Profile::load("mcp-2025-11-25").expect("profile");
+    let config = Config { profile: profile.name.clone(), transport: Transport::Stdio, client: ClientPolicy::RetryOnTimeout, key: KeyLifetime::None, server: ServerImpl::Plain, bounds: Bounds { calls: 1, retries: 1, crashes: 0 } };
+    let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce)).expect("applicable");
+    let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
+    let itf = to_itf(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false);
+    (TraceFile::parse("scenario-1", &itf.to_string()).expect("trace parses"), profile)
+}
+
+/// Open file descriptors of this process.
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").expect("/proc/self/fd").count()
+}
+
+/// Processes whose parent is this process (running or zombie), as `pid state`.
+fn children() -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // A process may exit while we read; skip it then.
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+        // Fields after the command (which may hold spaces) start after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(1) == Some(&me.as_str()) {
+            out.push(format!("{name} {}", fields[0]));
+        }
+    }
+    out
+}
+
+fn scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("soak-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// The counters see what they count: one more fd for an open file, one more child for a
+/// started process, and neither once they are closed and reaped.
+fn check_the_counters() {
+    let (fds, kids) = (open_fds(), children().len());
+    let f = std::fs::File::open("/proc/self/stat").expect("open");
+    assert_eq!(open_fds(), fds + 1);
+    drop(f);
+    let mut child = std::process::Command::new(FIXTURE).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("spawn");
+    assert_eq!(children().len(), kids + 1);
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+    assert_eq!((open_fds(), children().len()), (fds, kids));
+}
+
+/// The counts are per process: soaks in one test binary run one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn soak(runs: usize) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    check_the_counters();
+    let (trace, profile) = scenario_1();
+    let dir = scratch();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let (fds_before, children_before) = (open_fds(), children());
+    let mut walls = Vec::with_capacity(runs);
+    let started = Instant::now();
+    for i in 0..runs {
+        // A fresh ledger each run, so each run's count is its own.
+        let ledger = dir.join(format!("ledger-{i}.jsonl"));
+        let opts = ReplayOptions {
+            target: Target::Stdio(LaunchSpec { argv: vec![FIXTURE.into(), "--ledger".into(), ledger.display().to_string()], ..Default::default() }),
+            tool: "charge".into(),
+            args: json!({"amount": 42}).as_object().cloned().expect("object"),
+            key_at: KeyPlacement::Params,
+            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).expect("observer"),
+            revision: Some(Revision::R2025_11_25),
+            step_timeout: Duration::from_secs(10),
+            start_timeout: Duration::from_secs(20),
+            window: Duration::from_millis(50),
+            pace: true,
+            evidence_dir: None,
+        };
+        let evidence = Evidence::new(None).expect("evidence");
+        let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));
+        assert_eq!(result.verdict, Verdict::Confirmed, "run {i}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(2), "run {i}");
+        walls.push(result.wall_ms);
+        for r in evidence.records().iter().filter(|r| r["kind"] == "process" && r["event"] == "start") {
+            let pgid = r["pid"].as_i64().expect("pid") as i32;
+            assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(), "run {i}: process group {pgid} outlived its replay");
+        }
+        let _ = std::fs::remove_file(&ledger);
+    }
+    let total = started.elapsed();
+    let (fds_after, children_after) = (open_fds(), children());
+    walls.sort_by(f64::total_cmp);
+    let value: Value = json!({
+        "runs": runs,
+        "confirmed": runs,
+        "total_s": (total.as_secs_f64() * 10.0).round() / 10.0,
+        "wall_ms": {"min": walls[0], "median": walls[runs / 2], "max": walls[runs - 1]},
+        "fds": {"before": fds_before, "after": fds_after},
+        "children": {"before": children_before.len(), "after": children_after.len()},
+    });
+    eprintln!("FIGURE soak {value}");
+    assert_eq!(fds_after, fds_before, "open file descriptors grew over {runs} replays");
+    assert_eq!(children_after, children_before, "child processes left over {runs} replays");
+}
+
+#[test]
+fn soak_default() {
+    let runs = std::env::var("MCP_ONCE_SOAK_RUNS").ok().map(|v| v.parse().expect("MCP_ONCE_SOAK_RUNS is a number")).unwrap_or(30);
+    soak(runs);
+}
+
+#[test]
+#[ignore = "300 replays (under a minute); run with --ignored"]
+fn soak_300() {
+    soak(300);
+}
