@@ -236,7 +236,10 @@ fn mermaid_parse(markdown: &str) -> Vec<String> {
         "the Mermaid parser is not installed: run scripts/test (it runs npm ci in {})",
         dir.display()
     );
-    let file = temp("mermaid").join("report.md");
+    // One folder per call: tests run in parallel, and `temp` empties its folder.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = temp(&format!("mermaid-{n}")).join("report.md");
     std::fs::write(&file, markdown).unwrap();
     let out = std::process::Command::new("node").arg(dir.join("parse.mjs")).arg(&file).output().expect("node runs");
     let text = stdout(&out);
@@ -308,7 +311,7 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
     });
     let mut stdin = child.0.stdin.take().unwrap();
     let mut send = |frame: serde_json::Value| writeln!(stdin, "{frame}").unwrap();
-    let mut reply_to = |id: u64| -> Value {
+    let reply_to = |id: u64| -> Value {
         loop {
             let line = rx.recv_timeout(Duration::from_secs(20)).expect("a frame within 20 s");
             let v: Value = serde_json::from_str(&line).unwrap();
