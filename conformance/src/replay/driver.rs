@@ -473,12 +473,13 @@ impl Session {
 
     /// Build a `tools/call` for the tool under test, with the key (if any) where the options
     /// put it, and the pacing delays (if the tool takes them).
-    pub fn call_message(&self, id: &Value, key: Option<&str>, hold: Hold) -> Value {
+    /// `stagger` lengthens a held commit so that held commits keep the trace's order.
+    pub fn call_message(&self, id: &Value, key: Option<&str>, hold: Hold, stagger: Duration) -> Value {
         let mut args: Map<String, Value> = self.opts.args.clone();
         if self.pace_args {
             let w = self.opts.window.as_millis() as u64;
             if hold.before_commit {
-                args.insert("delay_before_ms".into(), json!(w));
+                args.insert("delay_before_ms".into(), json!(w + stagger.as_millis() as u64));
             }
             if hold.before_respond {
                 args.insert("delay_after_ms".into(), json!(w));
@@ -748,7 +749,11 @@ impl<'t> Driver<'t> {
         let id = rec.get("id").cloned().filter(|v| v.is_u64()).ok_or_else(|| stop(Verdict::Diverged, "the trace's state has no request id"))?;
         let key = rec.get("key").and_then(Value::as_u64).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
         let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
-        let msg = self.session.call_message(&id, key.as_deref(), hold);
+        // Held commits end in the trace's commit order, a quarter window apart: two attempts
+        // held alike would otherwise commit within a millisecond of each other, in either order.
+        let rank = self.trace.actions.iter().filter(|x| matches!(x, Action::ServerCommit { .. })).position(|x| *x == Action::ServerCommit { call, attempt }).unwrap_or(0);
+        let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
+        let msg = self.session.call_message(&id, key.as_deref(), hold, stagger);
         self.session.send(&msg).await.map_err(|e| stop(Verdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}")))?;
         let order = self.sent.len();
         self.sent.insert((call, attempt), Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false });
@@ -758,7 +763,7 @@ impl<'t> Driver<'t> {
         }
         if self.session.pace_args && (hold.before_commit || hold.before_respond) {
             let what = match (hold.before_commit, hold.before_respond) { (true, true) => "before the commit and before the response", (true, false) => "before the commit", _ => "before the response" };
-            note.push_str(&format!(", held {} ms {what}", self.session.opts.window.as_millis()));
+            note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
         }
         Ok(("driven", Some(note)))
     }

@@ -269,7 +269,7 @@ impl KeyProbe {
     async fn send(&mut self, key: &str, hold: Hold, args: Option<serde_json::Map<String, Value>>) -> Result<Value, String> {
         let id = json!(self.next_id);
         self.next_id += 1;
-        let mut msg = self.session.call_message(&id, Some(key), hold);
+        let mut msg = self.session.call_message(&id, Some(key), hold, std::time::Duration::ZERO);
         if let Some(a) = args {
             let mut merged = a;
             if let Some(Value::Object(orig)) = msg.pointer("/params/arguments") {
