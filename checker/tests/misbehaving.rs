@@ -1,7 +1,9 @@
 //! `mcp-once replay` and `mcp-once probe` against servers that misbehave, each in one way
 //! (`conformance/tests/misbehaving/server.py`): they exit at start, never answer, answer the
 //! wrong id or twice, print garbage or megabytes, close stdout, ignore SIGTERM, fail to come
-//! back after a restart, or (HTTP) answer 500, reset the connection, stream forever.
+//! back after a restart, or (HTTP) answer 500, reset the connection, stream forever. The
+//! handshake and HTTP faults are run again with the runner at 2026-07-28 (`server/discover`),
+//! against servers that speak only 2025-11-25 or do not list 2026-07-28.
 //!
 //! For each: the run ends within a sanity limit derived from its bounds, with `diverged` or
 //! `inconclusive` (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
@@ -47,8 +49,20 @@ enum Trace {
     Restart,
 }
 
-fn trace(dir: &Path, which: Trace, transport: &str) -> PathBuf {
-    let mut args = vec!["check", "--property", "at-most-once", "--calls", "1", "--profile", "mcp-2025-11-25", "--transport", transport, "--server", "plain", "--retries", "1"];
+/// The wire revision the runner speaks and the server under test is built for. `runner` also
+/// picks the profile whose trace is replayed.
+#[derive(Clone, Copy, Debug)]
+struct Revisions {
+    server: &'static str,
+    runner: &'static str,
+}
+
+const R2025: Revisions = Revisions { server: "2025-11-25", runner: "2025-11-25" };
+const R2026: Revisions = Revisions { server: "2026-07-28", runner: "2026-07-28" };
+
+fn trace(dir: &Path, which: Trace, transport: &str, rev: Revisions) -> PathBuf {
+    let profile = format!("mcp-{}", rev.runner);
+    let mut args = vec!["check", "--property", "at-most-once", "--calls", "1", "--profile", &profile, "--transport", transport, "--server", "plain", "--retries", "1"];
     match which {
         Trace::Timeout => args.extend(["--client", "retry-on-timeout"]),
         Trace::Restart => args.extend(["--client", "retry-on-disconnect", "--crashes", "1"]),
@@ -63,11 +77,12 @@ fn free_port() -> u16 {
 }
 
 /// The target options for a fault: `--stdio CMD`, or `--http URL --launch CMD` for `http-*`.
-fn target(fault: &str, dir: &Path) -> Vec<String> {
+fn target(fault: &str, dir: &Path, rev: Revisions) -> Vec<String> {
     let ledger = dir.join("ledger.jsonl");
     let state = dir.join("starts.txt");
-    let cmd = format!("python3 {} --fault {fault} --ledger {} --state {}", server_py().display(), ledger.display(), state.display());
-    let mut args = if fault.starts_with("http-") {
+    let server_fault = fault.trim_end_matches("-over-http");
+    let cmd = format!("python3 {} --fault {server_fault} --ledger {} --state {} --revision {}", server_py().display(), ledger.display(), state.display(), rev.server);
+    let mut args = if is_http(fault) {
         let port = free_port();
         vec!["--http".into(), format!("http://127.0.0.1:{port}/mcp"), "--launch".into(), format!("{cmd} --port {port}")]
     } else {
@@ -85,9 +100,15 @@ fn target(fault: &str, dir: &Path) -> Vec<String> {
         "--window-ms".into(),
         "100".into(),
         "--revision".into(),
-        "2025-11-25".into(),
+        rev.runner.into(),
     ]);
     args
+}
+
+/// Whether the fault is tested over Streamable HTTP (`http-*`, and `*-over-http` names, which
+/// are the handshake faults run on HTTP; the server is given the fault without that suffix).
+fn is_http(fault: &str) -> bool {
+    fault.starts_with("http-") || fault.ends_with("-over-http")
 }
 
 /// Every `evidence.jsonl` under `dir` (a probe writes one per run), parsed.
@@ -128,13 +149,18 @@ fn sanity_limit(starts: u64) -> Duration {
 /// reason names every word of `words`, the bound held and no process is left. Returns the
 /// result and the evidence records.
 fn replay(fault: &str, which: Trace, verdicts: &[&str], words: &[&str]) -> (Value, Vec<Value>) {
-    let name = format!("{fault}-{which:?}").to_lowercase();
+    replay_at(R2025, fault, which, verdicts, words)
+}
+
+/// [`replay`] with the server and the runner at the given revisions.
+fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words: &[&str]) -> (Value, Vec<Value>) {
+    let name = format!("{fault}-{which:?}-{}-{}", rev.server, rev.runner).to_lowercase();
     let dir = temp(&name);
-    let transport = if fault.starts_with("http-") { "http" } else { "stdio" };
-    let t = trace(&dir, which, transport);
+    let transport = if is_http(fault) { "http" } else { "stdio" };
+    let t = trace(&dir, which, transport, rev);
     let evidence = dir.join("evidence");
     let started = Instant::now();
-    let out = mcp_once().arg("replay").arg(&t).args(target(fault, &dir)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(300)).output().unwrap();
+    let out = mcp_once().arg("replay").arg(&t).args(target(fault, &dir, rev)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(300)).output().unwrap();
     let wall = started.elapsed();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let reason = v["reason"].as_str().unwrap();
@@ -158,11 +184,16 @@ fn replay(fault: &str, which: Trace, verdicts: &[&str], words: &[&str]) -> (Valu
 /// Probe the server with `fault`: no check may pass; each is a WARNING (`Not testable: …`) or
 /// a FAILURE, one of them names every word of `words`; bounds held, no process left.
 fn probe(fault: &str, words: &[&str]) {
-    let name = format!("{fault}-probe");
+    probe_at(R2025, fault, words)
+}
+
+/// [`probe`] with the server and the runner at the given revisions.
+fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
+    let name = format!("{fault}-probe-{}-{}", rev.server, rev.runner);
     let dir = temp(&name);
     let evidence = dir.join("evidence");
     let started = Instant::now();
-    let out = mcp_once().arg("probe").args(target(fault, &dir)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(600)).output().unwrap();
+    let out = mcp_once().arg("probe").args(target(fault, &dir, rev)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(600)).output().unwrap();
     let wall = started.elapsed();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let checks = v["checks"].as_array().unwrap();
@@ -280,4 +311,44 @@ fn http_connection_reset() {
 fn http_sse_stream_that_never_answers() {
     replay("http-sse-forever", Trace::Timeout, &["inconclusive"], &["no effect and no answer", "stream stayed open"]);
     probe("http-sse-forever", &["no effect and no answer"]);
+}
+
+// The same faults where the runner speaks 2026-07-28: `server/discover` instead of
+// `initialize`, `_meta` and the SEP-2243 headers on every request, and (HTTP) a closed
+// response stream as the cancellation.
+
+#[test]
+fn speaks_only_2025_11_25_to_a_2026_07_28_runner() {
+    let old = Revisions { server: "2025-11-25", runner: "2026-07-28" };
+    for fault in ["none", "none-over-http"] {
+        // A well-behaved 2025-11-25 server: it answers `server/discover` with "no such method".
+        replay_at(old, fault, Trace::Timeout, &["diverged"], &["did not start", "server/discover", "try --revision 2025-11-25"]);
+    }
+    probe_at(old, "none-over-http", &["server/discover"]);
+}
+
+#[test]
+fn discover_does_not_list_2026_07_28() {
+    for fault in ["discover-old-only", "discover-old-only-over-http"] {
+        replay_at(R2026, fault, Trace::Timeout, &["diverged"], &["did not start", "does not list 2026-07-28", "try --revision 2025-11-25"]);
+    }
+    probe_at(R2026, "discover-old-only", &["does not list 2026-07-28"]);
+}
+
+#[test]
+fn http_500_under_2026_07_28() {
+    replay_at(R2026, "http-500", Trace::Timeout, &["diverged"], &["did not start", "HTTP 500"]);
+    probe_at(R2026, "http-500", &["HTTP 500"]);
+}
+
+#[test]
+fn http_connection_reset_under_2026_07_28() {
+    replay_at(R2026, "http-reset", Trace::Timeout, &["diverged", "inconclusive"], &["request failed"]);
+    probe_at(R2026, "http-reset", &["request failed"]);
+}
+
+#[test]
+fn http_sse_stream_that_never_answers_under_2026_07_28() {
+    replay_at(R2026, "http-sse-forever", Trace::Timeout, &["inconclusive"], &["no effect and no answer"]);
+    probe_at(R2026, "http-sse-forever", &["no effect and no answer"]);
 }

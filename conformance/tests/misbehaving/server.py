@@ -3,6 +3,11 @@
 
 Each --fault misbehaves in exactly one way; everything else is a plain MCP server over stdio
 (or, with --port, Streamable HTTP answering JSON) with one tool, `charge`. Standard library only.
+It speaks 2025-11-25 (`initialize`), or with --revision 2026-07-28 also `server/discover`, and
+then over HTTP answers 400 to a request without the SEP-2243 `Mcp-Method` header.
+
+no fault
+  none                 a well-behaved server: tools/call writes a ledger line and answers
 
 stdio faults
   exit-at-start        exit 3 before reading anything
@@ -18,6 +23,8 @@ stdio faults
   ignore-sigterm       ignore SIGTERM (and stay after stdin closes); never answer tools/call
   hang-on-restart      write one ledger line on tools/call and never answer it; a second start
                        (counted in --state) never answers initialize
+handshake faults (either transport)
+  discover-old-only    server/discover lists 2025-11-25 only
 HTTP faults (--port)
   http-500             every POST answers 500
   http-reset           tools/call: the connection is reset (RST) after the request is read
@@ -36,11 +43,16 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+REVISION = "2025-11-25"
+
 TOOL = {
     "name": "charge",
     "description": "charge an amount (a broken server: see --fault)",
     "inputSchema": {"type": "object", "properties": {"amount": {"type": "number"}}},
 }
+
+
+FAULT = None
 
 
 def answer(req):
@@ -51,6 +63,12 @@ def answer(req):
     if method == "initialize":
         result = {
             "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "misbehaving", "version": "0"},
+        }
+    elif method == "server/discover" and REVISION >= "2026-07-28":
+        result = {
+            "supportedVersions": ["2025-11-25"] if FAULT == "discover-old-only" else [REVISION],
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "misbehaving", "version": "0"},
         }
@@ -148,6 +166,9 @@ def stdio(args):
             pass
         elif fault == "hang-on-restart":
             write_ledger(args.ledger)
+        elif fault == "none" or fault.startswith("discover-"):
+            write_ledger(args.ledger)
+            send(charged(req))
         else:
             sys.exit(f"unknown fault {fault}")
     # stdin closed: a well-behaved server would exit here; these faults stay until killed.
@@ -158,6 +179,7 @@ def stdio(args):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fault = None
+    ledger = os.devnull
 
     def log_message(self, *a):
         pass
@@ -174,6 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.fault == "http-500":
             return self.reply(500, b'{"error": "internal server error (misbehaving server)"}')
         req = json.loads(body)
+        if REVISION >= "2026-07-28" and self.headers.get("mcp-method") != req.get("method"):
+            return self.reply(400, b'{"error": "Mcp-Method header missing or not the body\'s method"}')
         if req.get("method") == "tools/call":
             if self.fault == "http-reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -192,6 +216,9 @@ class Handler(BaseHTTPRequestHandler):
                         time.sleep(0.2)
                 except OSError:
                     return
+            if self.fault == "none" or self.fault.startswith("discover-"):
+                write_ledger(self.ledger)
+                return self.reply(200, json.dumps(charged(req)).encode())
         reply = answer(req)
         if reply is None:
             return self.reply(202)
@@ -200,6 +227,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def http(args):
     Handler.fault = args.fault
+    Handler.ledger = args.ledger
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -212,7 +240,10 @@ def main():
     p.add_argument("--ledger", default=os.devnull)
     p.add_argument("--state", default=os.devnull)
     p.add_argument("--port", type=int)
+    p.add_argument("--revision", default="2025-11-25", choices=["2025-11-25", "2026-07-28"])
     args = p.parse_args()
+    global REVISION, FAULT
+    REVISION, FAULT = args.revision, args.fault
     if args.port is not None:
         http(args)
     else:
