@@ -65,6 +65,9 @@ pub struct TargetArgs {
     /// How long the server is asked to hold a step that must wait for others (ms).
     #[arg(long, default_value_t = 1_000)]
     window_ms: u64,
+    /// When the runner stops a server: how long after SIGTERM before SIGKILL (ms).
+    #[arg(long, default_value_t = 3_000)]
+    stop_grace_ms: u64,
     /// Do not pass delay_before_ms / delay_after_ms to the tool, even if it takes them.
     #[arg(long)]
     no_pace: bool,
@@ -99,6 +102,7 @@ impl TargetArgs {
             step_timeout: Duration::from_millis(self.step_timeout_ms),
             start_timeout: Duration::from_millis(self.start_timeout_ms),
             window: Duration::from_millis(self.window_ms),
+            stop_grace: Duration::from_millis(self.stop_grace_ms),
             pace: !self.no_pace,
             evidence_dir: self.evidence.clone(),
         })

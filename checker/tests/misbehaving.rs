@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 /// Bound on each awaited step and on each server start, passed to the runner.
 const STEP_MS: u64 = 3000;
 const START_MS: u64 = 3000;
-/// The runner's SIGTERM grace before SIGKILL when it stops a server.
-const GRACE_MS: u64 = 3000;
+/// The runner's SIGTERM grace before SIGKILL when it stops a server (`--stop-grace-ms`).
+const GRACE_MS: u64 = 1000;
 
 fn server_py() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/tests/misbehaving/server.py")
@@ -99,6 +99,8 @@ fn target(fault: &str, dir: &Path, rev: Revisions) -> Vec<String> {
         START_MS.to_string(),
         "--window-ms".into(),
         "100".into(),
+        "--stop-grace-ms".into(),
+        GRACE_MS.to_string(),
         "--revision".into(),
         rev.runner.into(),
     ]);
@@ -284,8 +286,12 @@ fn closes_stdout_and_stays_alive() {
 fn ignores_sigterm() {
     for which in [Trace::Timeout, Trace::Restart] {
         let (_, records) = replay("ignore-sigterm", which, &["inconclusive"], &["no effect and no answer"]);
+        let stop = records.iter().find(|r| r["kind"] == "process" && r["event"] == "stop").expect("the runner stopped the server");
         let stopped = records.iter().find(|r| r["kind"] == "process" && r["event"] == "stopped").expect("the runner stopped the server");
+        assert_eq!(stop["grace_ms"], GRACE_MS, "the grace given is --stop-grace-ms");
         assert!(stopped["status"].as_str().unwrap().contains("SIGKILL"), "SIGTERM was ignored, so SIGKILL ended it: {stopped}");
+        let waited = stopped["t_ms"].as_f64().unwrap() - stop["t_ms"].as_f64().unwrap();
+        assert!(waited >= GRACE_MS as f64 - 1.0, "SIGKILL came {waited} ms after SIGTERM, before the {GRACE_MS} ms grace was over");
     }
 }
 

@@ -100,6 +100,7 @@ fn soak(runs: usize) {
             step_timeout: Duration::from_secs(10),
             start_timeout: Duration::from_secs(20),
             window: Duration::from_millis(50),
+            stop_grace: Duration::from_secs(3),
             pace: true,
             evidence_dir: None,
         };

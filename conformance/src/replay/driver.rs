@@ -430,7 +430,9 @@ impl Session {
         self.server_stdin = None;
         if let Some(mut server) = self.server.take() {
             let pid = server.pid();
-            match server.stop(Duration::from_secs(3)).await {
+            let grace_ms = self.opts.stop_grace.as_millis() as u64;
+            self.evidence.record("process", json!({"event": "stop", "pid": pid, "signal": "SIGTERM", "grace_ms": grace_ms}));
+            match server.stop(self.opts.stop_grace).await {
                 Ok(status) => self.evidence.record("process", json!({"event": "stopped", "pid": pid, "status": format!("{status}")})),
                 Err(e) => self.evidence.record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
             }

@@ -163,6 +163,9 @@ pub struct ReplayOptions {
     pub start_timeout: Duration,
     /// How long a held step is held (see [`pacing`]).
     pub window: Duration,
+    /// How long a server is given to exit after SIGTERM before it is SIGKILLed, when the runner
+    /// stops it at the end of a run.
+    pub stop_grace: Duration,
     /// Whether to ask the server to hold steps (when its tool offers delay arguments).
     pub pace: bool,
     /// Where to write the evidence log and the result.

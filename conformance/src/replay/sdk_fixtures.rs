@@ -105,6 +105,7 @@ impl FixturePaths {
             step_timeout: Duration::from_secs(15),
             start_timeout: Duration::from_secs(30),
             window: Duration::from_millis(1000),
+            stop_grace: Duration::from_secs(3),
             pace: true,
             evidence_dir: Some(dir.join("evidence")),
         })
