@@ -16,6 +16,12 @@ fn main() {
     let m = if std::env::var_os("FULL").is_some() { m.without_reductions() } else { m };
     let m = if std::env::var_os("FIRST_VIEW").is_some() { m.with_view(state::View { lean: false, ..m.view }) } else { m };
     let t = std::time::Instant::now();
+    // LENGTHS=1: only the lengths, by the search that keeps no paths (less memory).
+    if std::env::var_os("LENGTHS").is_some() {
+        let l = shortest_lengths(&m, PropertyKind::ALL, usize::MAX);
+        println!("{l:?} {:.2}s", t.elapsed().as_secs_f64());
+        return;
+    }
     let e = explore(&m, PropertyKind::ALL);
     let lens: Vec<_> = e.results.iter().map(|r| r.counterexample.as_ref().map(|c| c.len())).collect();
     println!("{:?} {:?} worst {} {:.2}s", e.stats, lens, e.worst.effects, t.elapsed().as_secs_f64());

@@ -183,3 +183,78 @@ fn path(model: &McpModel, nodes: &[Node], node: u32) -> Counterexample {
     }
     Counterexample { states, actions, index_path: index_path.join("/") }
 }
+
+/// What [`shortest_lengths`] finds: the lengths of shortest paths, without the paths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lengths {
+    /// For each property asked for, in order: the length of a shortest path to a state where
+    /// it is violated, or `None` if it holds in every reachable state.
+    pub violations: Vec<Option<usize>>,
+    /// The most side effects any one logical call reaches.
+    pub worst_effects: u8,
+    /// The length of a shortest path to a state with that many effects (`None` if it is 0).
+    pub worst_length: Option<usize>,
+    /// Unique states explored.
+    pub states: usize,
+}
+
+/// States per chunk of a breadth-first level in [`shortest_lengths`].
+const CHUNK: usize = 1 << 16;
+
+/// The same answers as [`explore`] gives about lengths (each property's shortest violation
+/// and the worst case with its shortest length), by a breadth-first search that keeps no
+/// per-state record: only the set of fingerprints seen and the current and next levels, each
+/// freed chunk by chunk as it is expanded. It needs about half the memory of [`explore`], which
+/// lets the unreduced model of nearly every two-call cell be searched in 24 GB
+/// (`model/tests/minimality.rs` compares it against the reduced one there). `None` when more
+/// than `max_states` states are reached: the search stops there, and nothing is known.
+pub fn shortest_lengths(model: &McpModel, properties: &[PropertyKind], max_states: usize) -> Option<Lengths> {
+    let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
+    let mut seen = Seen::new();
+    let mut out = Lengths { violations: vec![None; properties.len()], worst_effects: 0, worst_length: None, states: 0 };
+    let mut level: Vec<Vec<State>> = vec![Vec::new()];
+    for s in model.init_states() {
+        if seen.insert(fingerprint(&builder, &s)) {
+            level[0].push(s);
+        }
+    }
+    let mut actions = Vec::new();
+    let mut depth = 0;
+    while !level.is_empty() {
+        let mut next: Vec<Vec<State>> = vec![Vec::with_capacity(CHUNK)];
+        // Expand the level chunk by chunk, dropping each chunk once it is done.
+        for chunk in level.drain(..) {
+            for s in chunk {
+                out.states += 1;
+                for (i, p) in properties.iter().enumerate() {
+                    if out.violations[i].is_none() && !model.holds(*p, &s) {
+                        out.violations[i] = Some(depth);
+                    }
+                }
+                let effects = s.worst_effects();
+                if effects > out.worst_effects {
+                    out.worst_effects = effects;
+                    out.worst_length = Some(depth);
+                }
+                actions.clear();
+                model.actions(&s, &mut actions);
+                for a in actions.drain(..) {
+                    let Some(n) = model.next_state(&s, a) else { continue };
+                    if seen.insert(fingerprint(&builder, &n)) {
+                        if seen.len > max_states {
+                            return None;
+                        }
+                        if next.last().is_some_and(|c| c.len() == CHUNK) {
+                            next.push(Vec::with_capacity(CHUNK));
+                        }
+                        next.last_mut().expect("a chunk").push(n);
+                    }
+                }
+            }
+        }
+        next.retain(|c| !c.is_empty());
+        level = next;
+        depth += 1;
+    }
+    Some(out)
+}

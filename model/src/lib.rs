@@ -25,7 +25,7 @@ pub mod state;
 pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
-pub use explore::{explore, Exploration};
+pub use explore::{explore, shortest_lengths, Exploration, Lengths};
 pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 pub use model::McpModel;
 pub use profile::{Citation, Profile, ProfileError};
