@@ -11,6 +11,11 @@
 //!    with the same request id, from two pids.
 //! 3. Streamable HTTP (loopback): as 1 → 2 lines.
 //!
+//! And a contrast to 1 in which the tool holds *before* its commit, so the cancellation reaches
+//! the server first: the TypeScript and rmcp servers still commit the cancelled call (2 lines);
+//! the Python server interrupts it (1 line, the retry's). This is why 1-3 hold the reply
+//! *after* the commit: that is the "done but not acknowledged" window the scenarios need.
+//!
 //! `replay_sdks.rs` shows the same counts with mcp-once's own raw client; this shows that an
 //! application using the SDKs' clients as they come gets them too. The ledger is counted here
 //! with `ledger_count`, not trusted from the client scripts, whose JSON summary line says what the
@@ -41,6 +46,9 @@ const TIMEOUT_MS: u64 = 1000;
 /// on disk before the SDK gives up (and before the Python server, which interrupts a cancelled
 /// handler, hears of the cancellation).
 const DELAY_AFTER_MS: u64 = 3000;
+/// The contrast case's hold before the commit: well over the timeout, so the cancellation is
+/// read before the commit.
+const DELAY_BEFORE_MS: u64 = 2500;
 /// Cases running at once across the whole test binary. Each holds a client and one or two
 /// servers (node or python start-up is CPU-heavy); on a 2-core machine more at once can delay a
 /// server's commit past the client's 1 s timeout, and the Python server, which interrupts a
@@ -82,20 +90,65 @@ enum Scenario {
     KillStdio,
     /// 3: Streamable HTTP, timeout, cancellation, retry.
     TimeoutHttp,
+    /// 1 with the hold before the commit: the cancellation arrives before it.
+    CancelBeforeCommitStdio,
 }
 
 impl Scenario {
     fn script_arg(self) -> &'static str {
         match self {
-            Scenario::TimeoutStdio | Scenario::TimeoutHttp => "timeout",
+            Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => "timeout",
             Scenario::KillStdio => "kill",
         }
     }
 
     fn transport(self) -> &'static str {
         match self {
-            Scenario::TimeoutStdio | Scenario::KillStdio => "stdio",
+            Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio => "stdio",
             Scenario::TimeoutHttp => "http",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Scenario::CancelBeforeCommitStdio => "cancel-before-commit",
+            other => other.script_arg(),
+        }
+    }
+
+    /// The `charge` arguments the client sends (and the ledger must record).
+    fn arguments(self) -> Value {
+        match self {
+            Scenario::CancelBeforeCommitStdio => json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0}),
+            _ => json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}),
+        }
+    }
+
+    /// The client script's options for the delays.
+    fn delay_options(self) -> Vec<String> {
+        match self {
+            Scenario::CancelBeforeCommitStdio => vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()],
+            _ => vec!["--delay-after-ms".into(), DELAY_AFTER_MS.to_string()],
+        }
+    }
+
+    /// How long the tool holds before it replies (the first attempt must give up before that).
+    fn hold_ms(self) -> u64 {
+        match self {
+            Scenario::CancelBeforeCommitStdio => DELAY_BEFORE_MS,
+            _ => DELAY_AFTER_MS,
+        }
+    }
+
+    /// The ledger lines for the one logical call, as measured. 1-3: two, on every server. The
+    /// contrast case: the Python SDK interrupts a cancelled handler (`CancelledError` in its
+    /// `delay_before_ms` sleep), so the first attempt never commits and only the retry's line
+    /// is written; the TypeScript SDK and rmcp only signal the cancellation to a handler that
+    /// does not look, so it still commits, and the retry commits again.
+    fn effects(self, server: Sdk) -> usize {
+        match (self, server) {
+            (Scenario::CancelBeforeCommitStdio, Sdk::Python) => 1,
+            _ => 2,
         }
     }
 }
@@ -281,7 +334,7 @@ struct Outcome {
 
 fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let _slot = Slot::take();
-    let label = format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.script_arg());
+    let label = format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.label());
     let dir = scratch(&label);
     let ledger = dir.join("ledger.jsonl");
     let started = Instant::now();
@@ -290,7 +343,8 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
 
     let mut argv = client_argv(client);
     argv.extend([scenario.script_arg().into(), "--ledger".into(), ledger.display().to_string()]);
-    argv.extend(["--timeout-ms".into(), TIMEOUT_MS.to_string(), "--delay-after-ms".into(), DELAY_AFTER_MS.to_string(), "--amount".into(), "42".into()]);
+    argv.extend(["--timeout-ms".into(), TIMEOUT_MS.to_string(), "--amount".into(), "42".into()]);
+    argv.extend(scenario.delay_options());
 
     // HTTP: the test starts the server and waits for its `listening` line; stdio: the client
     // spawns it (the SDK's own transport), and for scenario 2 a second one.
@@ -317,7 +371,7 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
             argv.extend(["--url".into(), format!("http://127.0.0.1:{port}/mcp")]);
             http_server = Some(spawned);
         }
-        Scenario::TimeoutStdio | Scenario::KillStdio => {
+        Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio => {
             argv.extend(["--stdio".into(), "--".into()]);
             argv.extend(fixtures.argv(server, &ledger, &[]).unwrap_or_else(|e| panic!("{e}")));
         }
@@ -367,18 +421,20 @@ fn check(o: &Outcome) -> Vec<String> {
     expect(s["client"] == o.client.as_str() && s["client_sdk_version"] == o.client.version(), format!("client {} {}", s["client"], s["client_sdk_version"]));
     expect(s["transport"] == o.scenario.transport(), format!("transport {}", s["transport"]));
 
-    // The ledger: exactly two effects for the one logical call, nothing torn or malformed.
-    expect(o.count.effects == 2, format!("{} effects in the ledger, want 2", o.count.effects));
+    // The ledger: two effects for the one logical call (one in the contrast case on the Python
+    // server), nothing torn or malformed.
+    let effects = o.scenario.effects(o.server);
+    expect(o.count.effects == effects, format!("{} effects in the ledger, want {effects}", o.count.effects));
     expect(!o.count.torn_tail && o.count.malformed.is_empty(), format!("ledger damaged: {:?}", o.count));
     for line in &o.ledger {
         expect(line["sdk"] == o.server.as_str() && line["transport"] == o.scenario.transport(), format!("ledger line from another server: {line}"));
-        expect(line["arguments"] == json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}), format!("arguments as sent: {line}"));
+        expect(line["arguments"] == o.scenario.arguments(), format!("arguments as sent: {line}"));
     }
 
     let attempts = s["attempts"].as_array().cloned().unwrap_or_default();
     let connections = s["connections"].as_array().cloned().unwrap_or_default();
     expect(attempts.len() == 2, format!("{} attempts, want 2 (the call and one retry)", attempts.len()));
-    if attempts.len() != 2 || o.ledger.len() != 2 {
+    if attempts.len() != 2 || o.ledger.len() != effects {
         return bad;
     }
     let (first, retry) = (&attempts[0], &attempts[1]);
@@ -388,12 +444,13 @@ fn check(o: &Outcome) -> Vec<String> {
     }
     let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
     let pids: Vec<&Value> = o.ledger.iter().map(|l| &l["pid"]).collect();
-    expect(ids == [&first["request_id"], &retry["request_id"]], format!("ledger ids {ids:?} are the ids the SDK sent ({}, {})", first["request_id"], retry["request_id"]));
+    let sent: Vec<&Value> = if effects == 2 { vec![&first["request_id"], &retry["request_id"]] } else { vec![&retry["request_id"]] };
+    expect(ids == sent, format!("ledger ids {ids:?} are the ids the SDK sent for the committed attempts {sent:?}"));
 
     match o.scenario {
-        Scenario::TimeoutStdio | Scenario::TimeoutHttp => {
+        Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => {
             // The SDK's own timeout: -32001 after about the 1 s given, well before the reply
-            // (held 3 s) could have come; then its own notifications/cancelled for that id.
+            // (held 3 s, or 2.5 s) could have come; then its own notifications/cancelled for that id.
             expect(first["ok"] == false && first["error"]["code"] == -32001, format!("attempt 1 failed with -32001 (request timeout): {first}"));
             let message = first["error"]["message"].as_str().unwrap_or_default();
             match o.client {
@@ -401,15 +458,15 @@ fn check(o: &Outcome) -> Vec<String> {
                 ClientSdk::Python => expect(message == "Request 'tools/call' timed out", format!("Python timeout error: {first}")),
             }
             let ms = first["ms"].as_u64().unwrap_or(0);
-            expect((TIMEOUT_MS - 10..DELAY_AFTER_MS).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
+            expect((TIMEOUT_MS - 10..o.scenario.hold_ms()).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
             let cancelled = s["cancelled"].as_array().cloned().unwrap_or_default();
             expect(cancelled.len() == 1 && cancelled[0]["requestId"] == first["request_id"], format!("one notifications/cancelled for id {}: {cancelled:?}", first["request_id"]));
             // One connection, one server process, two ids on it. (The Python server interrupts
             // the cancelled handler, but only during delay_after_ms: its commit came first.)
             expect(connections.len() == 1, format!("{} connections, want 1", connections.len()));
-            expect(ids[0] != ids[1], format!("two distinct ids on one connection: {ids:?}"));
-            expect(pids[0] == pids[1], format!("both effects from one server process: {pids:?}"));
-            expect(retry["ledger_line"] == 2, format!("the retry's reply names ledger line 2: {retry}"));
+            expect(first["request_id"] != retry["request_id"], format!("two distinct ids on one connection: {first} {retry}"));
+            expect(pids.iter().all(|p| p == &pids[0]), format!("every effect from one server process: {pids:?}"));
+            expect(retry["ledger_line"] == effects, format!("the retry's reply names ledger line {effects}: {retry}"));
             if o.scenario == Scenario::TimeoutStdio && o.client == ClientSdk::TypeScript {
                 expect(&connections[0]["pid"] == pids[0], format!("the ledger pid is the one the SDK spawned: {}", connections[0]["pid"]));
             }
@@ -451,7 +508,7 @@ fn scenario_cases(scenario: Scenario) {
         let problems = check(o);
         let first = &o.summary["attempts"][0];
         println!(
-            "{:<50} effects={} ids={} pids={} attempt1={} {} revision={} wall={:.1}s {}",
+            "{:<62} effects={} ids={} pids={} attempt1={} {} revision={} wall={:.1}s {}",
             o.label,
             o.count.effects,
             json!(o.ledger.iter().map(|l| l["request_id"].clone()).collect::<Vec<_>>()),
@@ -483,4 +540,9 @@ fn scenario_2_stdio_sigkill_restart_retry_with_the_sdk_clients() {
 #[test]
 fn scenario_3_http_timeout_cancel_retry_with_the_sdk_clients() {
     scenario_cases(Scenario::TimeoutHttp);
+}
+
+#[test]
+fn cancellation_before_the_commit_only_the_python_server_drops_the_call() {
+    scenario_cases(Scenario::CancelBeforeCommitStdio);
 }
