@@ -11,6 +11,11 @@
 //!    with the same request id, from two pids.
 //! 3. Streamable HTTP (loopback): as 1 → 2 lines.
 //!
+//! 4. LangGraph 1.2.24: a node with the default `RetryPolicy` calls `charge` through
+//!    langchain-mcp-adapters 0.3.2 (on `mcp` 1.30.0; `fixtures/langgraph/scenario_graph.py`), gets
+//!    its result, then fails with a `ConnectionError`; LangGraph re-runs the node twice → 3 lines,
+//!    each with request id 1, from three server processes (the adapter opens one per call).
+//!
 //! And a contrast to 1 in which the tool holds *before* its commit, so the cancellation reaches
 //! the server first: the TypeScript and rmcp servers still commit the cancelled call (2 lines);
 //! the Python server interrupts it (1 line, the retry's). This is why 1-3 hold the reply
@@ -64,6 +69,8 @@ const EXIT_BOUND: Duration = Duration::from_secs(10);
 enum ClientSdk {
     TypeScript,
     Python,
+    /// LangGraph + langchain-mcp-adapters (its MCP client is `mcp` 1.30.0).
+    LangGraph,
 }
 
 impl ClientSdk {
@@ -71,13 +78,16 @@ impl ClientSdk {
         match self {
             ClientSdk::TypeScript => "typescript",
             ClientSdk::Python => "python",
+            ClientSdk::LangGraph => "langgraph",
         }
     }
 
+    /// The version of the MCP SDK the client runs on.
     fn version(self) -> &'static str {
         match self {
             ClientSdk::TypeScript => "1.32.2",
             ClientSdk::Python => "2.3.0",
+            ClientSdk::LangGraph => "1.30.0",
         }
     }
 }
@@ -92,6 +102,8 @@ enum Scenario {
     TimeoutHttp,
     /// 1 with the hold before the commit: the cancellation arrives before it.
     CancelBeforeCommitStdio,
+    /// 4: stdio, LangGraph re-runs a node whose tool call went through.
+    FrameworkRerunStdio,
 }
 
 impl Scenario {
@@ -99,12 +111,13 @@ impl Scenario {
         match self {
             Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => "timeout",
             Scenario::KillStdio => "kill",
+            Scenario::FrameworkRerunStdio => "rerun",
         }
     }
 
     fn transport(self) -> &'static str {
         match self {
-            Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio => "stdio",
+            Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => "stdio",
             Scenario::TimeoutHttp => "http",
         }
     }
@@ -120,6 +133,7 @@ impl Scenario {
     fn arguments(self) -> Value {
         match self {
             Scenario::CancelBeforeCommitStdio => json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0}),
+            Scenario::FrameworkRerunStdio => json!({"amount": 42}),
             _ => json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}),
         }
     }
@@ -128,6 +142,7 @@ impl Scenario {
     fn delay_options(self) -> Vec<String> {
         match self {
             Scenario::CancelBeforeCommitStdio => vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()],
+            Scenario::FrameworkRerunStdio => vec![],
             _ => vec!["--delay-after-ms".into(), DELAY_AFTER_MS.to_string()],
         }
     }
@@ -148,6 +163,7 @@ impl Scenario {
     fn effects(self, server: Sdk) -> usize {
         match (self, server) {
             (Scenario::CancelBeforeCommitStdio, Sdk::Python) => 1,
+            (Scenario::FrameworkRerunStdio, _) => 3,
             _ => 2,
         }
     }
@@ -159,7 +175,8 @@ impl Scenario {
 /// TypeScript 1.x server does not, and the client falls back to `initialize` (2025-11-25).
 fn expected_revision(client: ClientSdk, server: Sdk) -> &'static str {
     match (client, server) {
-        (ClientSdk::TypeScript, _) | (ClientSdk::Python, Sdk::TypeScript) => "2025-11-25",
+        // mcp 1.30.0 (under the LangGraph adapters) only knows `initialize`, up to 2025-11-25.
+        (ClientSdk::TypeScript | ClientSdk::LangGraph, _) | (ClientSdk::Python, Sdk::TypeScript) => "2025-11-25",
         (ClientSdk::Python, Sdk::Python | Sdk::Rust) => "2026-07-28",
     }
 }
@@ -170,7 +187,7 @@ fn expected_revision(client: ClientSdk, server: Sdk) -> &'static str {
 /// this same id, from two processes.
 fn first_call_id(client: ClientSdk, server: Sdk) -> i64 {
     match (client, expected_revision(client, server)) {
-        (ClientSdk::TypeScript, _) => 1,
+        (ClientSdk::TypeScript | ClientSdk::LangGraph, _) => 1,
         (ClientSdk::Python, "2026-07-28") => 2,
         (ClientSdk::Python, _) => 3,
     }
@@ -192,6 +209,11 @@ fn client_argv(client: ClientSdk) -> Vec<String> {
             let py = dir.join("python/.venv/bin/python");
             assert!(py.is_file(), "the Python SDK is not installed: run conformance/fixtures/install.sh");
             vec![py.display().to_string(), dir.join("python/scenario_client.py").display().to_string()]
+        }
+        ClientSdk::LangGraph => {
+            let py = dir.join("langgraph/.venv/bin/python");
+            assert!(py.is_file(), "LangGraph is not installed: run conformance/fixtures/install.sh");
+            vec![py.display().to_string(), dir.join("langgraph/scenario_graph.py").display().to_string()]
         }
     }
 }
@@ -342,9 +364,11 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let fixtures = paths();
 
     let mut argv = client_argv(client);
-    argv.extend([scenario.script_arg().into(), "--ledger".into(), ledger.display().to_string()]);
-    argv.extend(["--timeout-ms".into(), TIMEOUT_MS.to_string(), "--amount".into(), "42".into()]);
-    argv.extend(scenario.delay_options());
+    argv.extend([scenario.script_arg().into(), "--amount".into(), "42".into()]);
+    if scenario != Scenario::FrameworkRerunStdio {
+        argv.extend(["--ledger".into(), ledger.display().to_string(), "--timeout-ms".into(), TIMEOUT_MS.to_string()]);
+        argv.extend(scenario.delay_options());
+    }
 
     // HTTP: the test starts the server and waits for its `listening` line; stdio: the client
     // spawns it (the SDK's own transport), and for scenario 2 a second one.
@@ -371,7 +395,7 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
             argv.extend(["--url".into(), format!("http://127.0.0.1:{port}/mcp")]);
             http_server = Some(spawned);
         }
-        Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio => {
+        Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => {
             argv.extend(["--stdio".into(), "--".into()]);
             argv.extend(fixtures.argv(server, &ledger, &[]).unwrap_or_else(|e| panic!("{e}")));
         }
@@ -433,6 +457,22 @@ fn check(o: &Outcome) -> Vec<String> {
 
     let attempts = s["attempts"].as_array().cloned().unwrap_or_default();
     let connections = s["connections"].as_array().cloned().unwrap_or_default();
+    if o.scenario == Scenario::FrameworkRerunStdio {
+        // The node ran three times (the default RetryPolicy's max_attempts), each tool call
+        // succeeded, the graph finally raised the node's ConnectionError.
+        expect(s["langgraph_version"] == "1.2.24" && s["adapters_version"] == "0.3.2", format!("langgraph {} adapters {}", s["langgraph_version"], s["adapters_version"]));
+        expect(attempts.len() == 3 && attempts.iter().all(|a| a["ok"] == true && a["text"] == "charged 42"), format!("3 node attempts, each charge answered: {attempts:?}"));
+        expect(s["graph_error"]["class"] == "ConnectionError", format!("the graph raised the node's ConnectionError: {}", s["graph_error"]));
+        // One session for get_tools, then one per tool call, each a new server process.
+        expect(connections.len() == 4 && connections.iter().all(|c| c["protocol_version"] == expected_revision(o.client, o.server)), format!("4 sessions at 2025-11-25: {connections:?}"));
+        let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
+        expect(ids.iter().all(|id| **id == json!(first_call_id(o.client, o.server))), format!("every line carries request id 1: {ids:?}"));
+        let mut pids: Vec<i64> = o.ledger.iter().filter_map(|l| l["pid"].as_i64()).collect();
+        pids.sort_unstable();
+        pids.dedup();
+        expect(pids.len() == o.ledger.len(), format!("each effect from its own server process: {pids:?}"));
+        return bad;
+    }
     expect(attempts.len() == 2, format!("{} attempts, want 2 (the call and one retry)", attempts.len()));
     if attempts.len() != 2 || o.ledger.len() != effects {
         return bad;
@@ -456,6 +496,7 @@ fn check(o: &Outcome) -> Vec<String> {
             match o.client {
                 ClientSdk::TypeScript => expect(message == "MCP error -32001: Request timed out" && first["error"]["data"] == json!({"timeout": TIMEOUT_MS}), format!("TS timeout error: {first}")),
                 ClientSdk::Python => expect(message == "Request 'tools/call' timed out", format!("Python timeout error: {first}")),
+                ClientSdk::LangGraph => unreachable!("LangGraph only runs scenario 4"),
             }
             let ms = first["ms"].as_u64().unwrap_or(0);
             expect((TIMEOUT_MS - 10..o.scenario.hold_ms()).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
@@ -471,6 +512,7 @@ fn check(o: &Outcome) -> Vec<String> {
                 expect(&connections[0]["pid"] == pids[0], format!("the ledger pid is the one the SDK spawned: {}", connections[0]["pid"]));
             }
         }
+        Scenario::FrameworkRerunStdio => unreachable!("checked above"),
         Scenario::KillStdio => {
             // The SDK sees the pipe close: -32000 Connection closed, at once.
             expect(first["ok"] == false && first["error"]["code"] == -32000, format!("attempt 1 failed with -32000: {first}"));
@@ -491,12 +533,16 @@ fn check(o: &Outcome) -> Vec<String> {
     bad
 }
 
-/// Runs the six client × server cases of `scenario` in parallel, prints one line per case, and
+/// Runs the client × server cases of `scenario` in parallel, prints one line per case, and
 /// fails with every failed case's problems and its client's log.
 fn scenario_cases(scenario: Scenario) {
+    let clients = match scenario {
+        Scenario::FrameworkRerunStdio => vec![ClientSdk::LangGraph],
+        _ => vec![ClientSdk::TypeScript, ClientSdk::Python],
+    };
     let started = Instant::now();
     let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
-        let handles: Vec<_> = [ClientSdk::TypeScript, ClientSdk::Python]
+        let handles: Vec<_> = clients
             .into_iter()
             .flat_map(|client| Sdk::ALL.into_iter().map(move |server| (client, server)))
             .map(|(client, server)| scope.spawn(move || run_case(client, server, scenario)))
@@ -506,9 +552,10 @@ fn scenario_cases(scenario: Scenario) {
     let mut failures = Vec::new();
     for o in &outcomes {
         let problems = check(o);
-        let first = &o.summary["attempts"][0];
+        // What the caller saw first: the first attempt's error, or for LangGraph the graph's.
+        let first = if o.scenario == Scenario::FrameworkRerunStdio { json!({"error": {"code": o.summary["graph_error"]["class"], "message": o.summary["graph_error"]["message"]}}) } else { o.summary["attempts"][0].clone() };
         println!(
-            "{:<62} effects={} ids={} pids={} attempt1={} {} revision={} wall={:.1}s {}",
+            "{:<62} effects={} ids={} pids={} first error={} {} revision={} wall={:.1}s {}",
             o.label,
             o.count.effects,
             json!(o.ledger.iter().map(|l| l["request_id"].clone()).collect::<Vec<_>>()),
@@ -540,6 +587,11 @@ fn scenario_2_stdio_sigkill_restart_retry_with_the_sdk_clients() {
 #[test]
 fn scenario_3_http_timeout_cancel_retry_with_the_sdk_clients() {
     scenario_cases(Scenario::TimeoutHttp);
+}
+
+#[test]
+fn scenario_4_langgraph_retry_policy_reruns_the_tool_call() {
+    scenario_cases(Scenario::FrameworkRerunStdio);
 }
 
 #[test]
