@@ -1,0 +1,600 @@
+//! The duplicate-call scenarios 1-3 reproduced by the official SDK *clients* themselves, with no
+//! mcp-once client code in the loop: the TypeScript SDK 1.32.2 client
+//! (`fixtures/typescript/scenario-client.mjs`) and the Python `mcp` 2.3.0 client
+//! (`fixtures/python/scenario_client.py`), each against the three ledger fixture servers
+//! (TypeScript SDK, Python `mcp`, rmcp), as real processes.
+//!
+//! 1. stdio: a 1 s request timeout while the tool holds its reply after its commit; the SDK times
+//!    out (-32001) and sends `notifications/cancelled`; the caller retries once → 2 ledger lines.
+//! 2. stdio: the server is SIGKILLed once its ledger line is on disk, before it replies; the SDK
+//!    reports the closed connection (-32000); a new server process, the same call again → 2 lines
+//!    with the same request id, from two pids.
+//! 3. Streamable HTTP (loopback): as 1 → 2 lines.
+//!
+//! 4. LangGraph 1.2.24: a node with the default `RetryPolicy` calls `charge` through
+//!    langchain-mcp-adapters 0.3.2 (on `mcp` 1.30.0; `fixtures/langgraph/scenario_graph.py`), gets
+//!    its result, then fails with a `ConnectionError`; LangGraph re-runs the node twice → 3 lines,
+//!    each with request id 1, from three server processes (the adapter opens one per call).
+//!
+//! And a contrast to 1 in which the tool holds *before* its commit, so the cancellation reaches
+//! the server first: the TypeScript and rmcp servers still commit the cancelled call (2 lines);
+//! the Python server interrupts it (1 line, the retry's). This is why 1-3 hold the reply
+//! *after* the commit: that is the "done but not acknowledged" window the scenarios need.
+//!
+//! `replay_sdks.rs` shows the same counts with mcp-once's own raw client; this shows that an
+//! application using the SDKs' clients as they come gets them too. The ledger is counted here
+//! with `ledger_count`, not trusted from the client scripts, whose JSON summary line says what the
+//! SDK reported (errors, the ids it put on the wire, the revision it negotiated).
+//!
+//! Every client process runs in its own process group and is waited for with a bound (the group
+//! is SIGKILLed when it runs out); every server pid in the ledger must be gone once its client
+//! has exited (an SDK that leaves its stdio server running fails the case). Waits are on a
+//! frame, a line or a process exit, never a fixed sleep. The cases run in parallel threads, at
+//! most four at once. Needs `conformance/fixtures/install.sh` to have run; a missing install
+//! fails the tests, it is never skipped.
+
+use mcp_once_conformance::ledger_count;
+use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// The request timeout the callers give the SDK's first attempt.
+const TIMEOUT_MS: u64 = 1000;
+/// How long the tool holds its reply after its commit: well over the timeout, so the commit is
+/// on disk before the SDK gives up (and before the Python server, which interrupts a cancelled
+/// handler, hears of the cancellation).
+const DELAY_AFTER_MS: u64 = 3000;
+/// The contrast case's hold before the commit: well over the timeout, so the cancellation is
+/// read before the commit.
+const DELAY_BEFORE_MS: u64 = 2500;
+/// Cases running at once across the whole test binary. Each holds a client and one or two
+/// servers (node or python start-up is CPU-heavy); on a 2-core machine more at once can delay a
+/// server's commit past the client's 1 s timeout, and the Python server, which interrupts a
+/// cancelled handler, would then rightly not commit: that would test the machine's load.
+const MAX_CONCURRENT_CASES: usize = 4;
+/// Bound on one client process (it bounds each of its own steps at 20 s).
+const CLIENT_BOUND: Duration = Duration::from_secs(90);
+/// Bound on an HTTP fixture's start-up (the `listening` line) and on a process going away.
+const START_BOUND: Duration = Duration::from_secs(30);
+const EXIT_BOUND: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientSdk {
+    TypeScript,
+    Python,
+    /// LangGraph + langchain-mcp-adapters (its MCP client is `mcp` 1.30.0).
+    LangGraph,
+}
+
+impl ClientSdk {
+    fn as_str(self) -> &'static str {
+        match self {
+            ClientSdk::TypeScript => "typescript",
+            ClientSdk::Python => "python",
+            ClientSdk::LangGraph => "langgraph",
+        }
+    }
+
+    /// The version of the MCP SDK the client runs on.
+    fn version(self) -> &'static str {
+        match self {
+            ClientSdk::TypeScript => "1.32.2",
+            ClientSdk::Python => "2.3.0",
+            ClientSdk::LangGraph => "1.30.0",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scenario {
+    /// 1: stdio, timeout, cancellation, retry.
+    TimeoutStdio,
+    /// 2: stdio, SIGKILL after the commit, new process, retry.
+    KillStdio,
+    /// 3: Streamable HTTP, timeout, cancellation, retry.
+    TimeoutHttp,
+    /// 1 with the hold before the commit: the cancellation arrives before it.
+    CancelBeforeCommitStdio,
+    /// 4: stdio, LangGraph re-runs a node whose tool call went through.
+    FrameworkRerunStdio,
+}
+
+impl Scenario {
+    fn script_arg(self) -> &'static str {
+        match self {
+            Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => "timeout",
+            Scenario::KillStdio => "kill",
+            Scenario::FrameworkRerunStdio => "rerun",
+        }
+    }
+
+    fn transport(self) -> &'static str {
+        match self {
+            Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => "stdio",
+            Scenario::TimeoutHttp => "http",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Scenario::CancelBeforeCommitStdio => "cancel-before-commit",
+            other => other.script_arg(),
+        }
+    }
+
+    /// The `charge` arguments the client sends (and the ledger must record).
+    fn arguments(self) -> Value {
+        match self {
+            Scenario::CancelBeforeCommitStdio => json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0}),
+            Scenario::FrameworkRerunStdio => json!({"amount": 42}),
+            _ => json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}),
+        }
+    }
+
+    /// The client script's options for the delays.
+    fn delay_options(self) -> Vec<String> {
+        match self {
+            Scenario::CancelBeforeCommitStdio => vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()],
+            Scenario::FrameworkRerunStdio => vec![],
+            _ => vec!["--delay-after-ms".into(), DELAY_AFTER_MS.to_string()],
+        }
+    }
+
+    /// How long the tool holds before it replies (the first attempt must give up before that).
+    fn hold_ms(self) -> u64 {
+        match self {
+            Scenario::CancelBeforeCommitStdio => DELAY_BEFORE_MS,
+            _ => DELAY_AFTER_MS,
+        }
+    }
+
+    /// The ledger lines for the one logical call, as measured. 1-3: two, on every server. The
+    /// contrast case: the Python SDK interrupts a cancelled handler (`CancelledError` in its
+    /// `delay_before_ms` sleep), so the first attempt never commits and only the retry's line
+    /// is written; the TypeScript SDK and rmcp only signal the cancellation to a handler that
+    /// does not look, so it still commits, and the retry commits again.
+    fn effects(self, server: Sdk) -> usize {
+        match (self, server) {
+            (Scenario::CancelBeforeCommitStdio, Sdk::Python) => 1,
+            (Scenario::FrameworkRerunStdio, _) => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// The revision a pair negotiates, as measured: the TypeScript 1.x client only speaks the
+/// `initialize` era (2025-11-25). The Python 2.3.0 client probes `server/discover` first: the
+/// Python 2.3.0 and rmcp 3.11 fixtures answer it (2026-07-28, no `initialize` at all); the
+/// TypeScript 1.x server does not, and the client falls back to `initialize` (2025-11-25).
+fn expected_revision(client: ClientSdk, server: Sdk) -> &'static str {
+    match (client, server) {
+        // mcp 1.30.0 (under the LangGraph adapters) only knows `initialize`, up to 2025-11-25.
+        (ClientSdk::TypeScript | ClientSdk::LangGraph, _) | (ClientSdk::Python, Sdk::TypeScript) => "2025-11-25",
+        (ClientSdk::Python, Sdk::Python | Sdk::Rust) => "2026-07-28",
+    }
+}
+
+/// The JSON-RPC id of the first `tools/call` on a fresh connection: the TypeScript client
+/// numbers from 0 (`initialize`), so 1; the Python client from 1, after `server/discover` (and,
+/// on a fallback, `initialize`): 2 at 2026-07-28, 3 at 2025-11-25. Scenario 2's two lines carry
+/// this same id, from two processes.
+fn first_call_id(client: ClientSdk, server: Sdk) -> i64 {
+    match (client, expected_revision(client, server)) {
+        (ClientSdk::TypeScript | ClientSdk::LangGraph, _) => 1,
+        (ClientSdk::Python, "2026-07-28") => 2,
+        (ClientSdk::Python, _) => 3,
+    }
+}
+
+fn paths() -> FixturePaths {
+    FixturePaths { fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
+}
+
+/// The argv that starts `client`'s scenario script; a missing install fails the test.
+fn client_argv(client: ClientSdk) -> Vec<String> {
+    let dir = paths().fixtures_dir;
+    match client {
+        ClientSdk::TypeScript => {
+            assert!(dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir(), "the TypeScript SDK is not installed: run conformance/fixtures/install.sh");
+            vec!["node".into(), dir.join("typescript/scenario-client.mjs").display().to_string()]
+        }
+        ClientSdk::Python => {
+            let py = dir.join("python/.venv/bin/python");
+            assert!(py.is_file(), "the Python SDK is not installed: run conformance/fixtures/install.sh");
+            vec![py.display().to_string(), dir.join("python/scenario_client.py").display().to_string()]
+        }
+        ClientSdk::LangGraph => {
+            let py = dir.join("langgraph/.venv/bin/python");
+            assert!(py.is_file(), "LangGraph is not installed: run conformance/fixtures/install.sh");
+            vec![py.display().to_string(), dir.join("langgraph/scenario_graph.py").display().to_string()]
+        }
+    }
+}
+
+/// A scratch folder for one case.
+fn scratch(label: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("real-clients").join(format!("{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// A process started in its own process group, waited for by a thread, its output read to the
+/// end by threads, so every wait on it can carry a bound.
+struct Spawned {
+    pgid: Pid,
+    exited: mpsc::Receiver<std::io::Result<ExitStatus>>,
+    stdout: Option<mpsc::Receiver<Vec<u8>>>,
+    stderr_lines: mpsc::Receiver<String>,
+}
+
+fn spawn(argv: &[String], capture_stdout: bool) -> Spawned {
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).stdin(Stdio::null()).stderr(Stdio::piped()).process_group(0);
+    cmd.stdout(if capture_stdout { Stdio::piped() } else { Stdio::null() });
+    let mut child: Child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
+    let pgid = Pid::from_raw(child.id() as i32);
+    let stdout = child.stdout.take().map(|mut out| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.read_to_end(&mut buf);
+            let _ = tx.send(buf);
+        });
+        rx
+    });
+    let err = child.stderr.take().expect("stderr piped");
+    let (line_tx, stderr_lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { break };
+            if line_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let (tx, exited) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    Spawned { pgid, exited, stdout, stderr_lines }
+}
+
+impl Spawned {
+    /// Wait for the exit within `bound`; past it SIGKILL the group and reap. `None` if the bound ran out.
+    fn wait(&self, bound: Duration) -> Option<ExitStatus> {
+        match self.exited.recv_timeout(bound) {
+            Ok(status) => Some(status.expect("wait")),
+            Err(_) => {
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+                let _ = self.exited.recv_timeout(EXIT_BOUND);
+                None
+            }
+        }
+    }
+
+    /// Stop with SIGTERM, SIGKILL after `EXIT_BOUND`; reaped either way.
+    fn stop(&self) {
+        let _ = killpg(self.pgid, Signal::SIGTERM);
+        self.wait(EXIT_BOUND);
+    }
+
+    /// Every stderr line so far (non-blocking).
+    fn stderr_so_far(&self) -> String {
+        self.stderr_lines.try_iter().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Whether `pid` still runs (a zombie awaiting its reaper does not).
+fn alive(pid: i32) -> bool {
+    if kill(Pid::from_raw(pid), None).is_err() {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits, with a bound, for `pid` to be gone (it is not our child: a kill(0) probe every 20 ms);
+/// past the bound SIGKILLs it and returns false.
+fn gone_within(pid: i32, bound: Duration) -> bool {
+    let deadline = Instant::now() + bound;
+    while alive(pid) {
+        if Instant::now() > deadline {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// A counting semaphore for [`MAX_CONCURRENT_CASES`].
+static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+struct Slot;
+
+impl Slot {
+    fn take() -> Slot {
+        let (count, freed) = &RUNNING;
+        let mut n = freed.wait_while(count.lock().unwrap(), |n| *n >= MAX_CONCURRENT_CASES).unwrap();
+        *n += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        freed.notify_one();
+    }
+}
+
+/// What one case produced.
+struct Outcome {
+    label: String,
+    client: ClientSdk,
+    server: Sdk,
+    scenario: Scenario,
+    summary: Value,
+    ledger: Vec<Value>,
+    count: ledger_count::LedgerCount,
+    wall: Duration,
+    /// Problems found while running (a bound ran out, a process outlived its client).
+    problems: Vec<String>,
+    client_stderr: String,
+}
+
+fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
+    let _slot = Slot::take();
+    let label = format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.label());
+    let dir = scratch(&label);
+    let ledger = dir.join("ledger.jsonl");
+    let started = Instant::now();
+    let mut problems = Vec::new();
+    let fixtures = paths();
+
+    let mut argv = client_argv(client);
+    argv.extend([scenario.script_arg().into(), "--amount".into(), "42".into()]);
+    if scenario != Scenario::FrameworkRerunStdio {
+        argv.extend(["--ledger".into(), ledger.display().to_string(), "--timeout-ms".into(), TIMEOUT_MS.to_string()]);
+        argv.extend(scenario.delay_options());
+    }
+
+    // HTTP: the test starts the server and waits for its `listening` line; stdio: the client
+    // spawns it (the SDK's own transport), and for scenario 2 a second one.
+    let mut http_server = None;
+    match scenario {
+        Scenario::TimeoutHttp => {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+            let extra = ["--transport".to_string(), "http".into(), "--port".into(), port.to_string()];
+            let server_argv = fixtures.argv(server, &ledger, &extra).unwrap_or_else(|e| panic!("{e}"));
+            let spawned = spawn(&server_argv, false);
+            let want = format!("listening http://127.0.0.1:{port}/mcp");
+            let deadline = Instant::now() + START_BOUND;
+            let mut seen = Vec::new();
+            loop {
+                match spawned.stderr_lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                    Ok(line) if line.trim() == want => break,
+                    Ok(line) => seen.push(line),
+                    Err(_) => {
+                        spawned.stop();
+                        panic!("{label}: no `{want}` line within {START_BOUND:?}; stderr:\n{}", seen.join("\n"));
+                    }
+                }
+            }
+            argv.extend(["--url".into(), format!("http://127.0.0.1:{port}/mcp")]);
+            http_server = Some(spawned);
+        }
+        Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => {
+            argv.extend(["--stdio".into(), "--".into()]);
+            argv.extend(fixtures.argv(server, &ledger, &[]).unwrap_or_else(|e| panic!("{e}")));
+        }
+    }
+
+    let proc = spawn(&argv, true);
+    let status = proc.wait(CLIENT_BOUND);
+    let stdout = match status {
+        Some(_) => proc.stdout.as_ref().expect("stdout piped").recv_timeout(EXIT_BOUND).unwrap_or_default(),
+        None => {
+            problems.push(format!("the client ran past {CLIENT_BOUND:?} and was SIGKILLed"));
+            Vec::new()
+        }
+    };
+    if let Some(status) = status.filter(|s| !s.success()) {
+        problems.push(format!("the client exited with {status}"));
+    }
+    let summary: Value = String::from_utf8_lossy(&stdout).lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
+    if let Some(server) = &http_server {
+        server.stop();
+    }
+
+    let bytes = std::fs::read(&ledger).unwrap_or_default();
+    let count = ledger_count::count(&bytes, None);
+    let lines: Vec<Value> = String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    // Every server process that wrote a line is gone now that its client has exited (stdio: the
+    // SDK's transport closed it; http: stopped above).
+    for pid in lines.iter().filter_map(|l| l["pid"].as_i64()) {
+        if !gone_within(pid as i32, EXIT_BOUND) {
+            problems.push(format!("server pid {pid} was still running {EXIT_BOUND:?} after its client exited (SIGKILLed now)"));
+        }
+    }
+    let client_stderr = proc.stderr_so_far();
+    Outcome { label, client, server, scenario, summary, ledger: lines, count, wall: started.elapsed(), problems, client_stderr }
+}
+
+/// Checks one outcome; returns the problems found (empty: the case passed).
+fn check(o: &Outcome) -> Vec<String> {
+    let mut bad = o.problems.clone();
+    let mut expect = |ok: bool, what: String| {
+        if !ok {
+            bad.push(what);
+        }
+    };
+    let s = &o.summary;
+    expect(s["failure"].is_null(), format!("the client script failed: {}", s["failure"]));
+    expect(s["client"] == o.client.as_str() && s["client_sdk_version"] == o.client.version(), format!("client {} {}", s["client"], s["client_sdk_version"]));
+    expect(s["transport"] == o.scenario.transport(), format!("transport {}", s["transport"]));
+
+    // The ledger: two effects for the one logical call (one in the contrast case on the Python
+    // server), nothing torn or malformed.
+    let effects = o.scenario.effects(o.server);
+    expect(o.count.effects == effects, format!("{} effects in the ledger, want {effects}", o.count.effects));
+    expect(!o.count.torn_tail && o.count.malformed.is_empty(), format!("ledger damaged: {:?}", o.count));
+    for line in &o.ledger {
+        expect(line["sdk"] == o.server.as_str() && line["transport"] == o.scenario.transport(), format!("ledger line from another server: {line}"));
+        expect(line["arguments"] == o.scenario.arguments(), format!("arguments as sent: {line}"));
+    }
+
+    let attempts = s["attempts"].as_array().cloned().unwrap_or_default();
+    let connections = s["connections"].as_array().cloned().unwrap_or_default();
+    if o.scenario == Scenario::FrameworkRerunStdio {
+        // The node ran three times (the default RetryPolicy's max_attempts), each tool call
+        // succeeded, the graph finally raised the node's ConnectionError.
+        expect(s["langgraph_version"] == "1.2.24" && s["adapters_version"] == "0.3.2", format!("langgraph {} adapters {}", s["langgraph_version"], s["adapters_version"]));
+        expect(attempts.len() == 3 && attempts.iter().all(|a| a["ok"] == true && a["text"] == "charged 42"), format!("3 node attempts, each charge answered: {attempts:?}"));
+        expect(s["graph_error"]["class"] == "ConnectionError", format!("the graph raised the node's ConnectionError: {}", s["graph_error"]));
+        // One session for get_tools, then one per tool call, each a new server process.
+        expect(connections.len() == 4 && connections.iter().all(|c| c["protocol_version"] == expected_revision(o.client, o.server)), format!("4 sessions at 2025-11-25: {connections:?}"));
+        let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
+        expect(ids.iter().all(|id| **id == json!(first_call_id(o.client, o.server))), format!("every line carries request id 1: {ids:?}"));
+        let mut pids: Vec<i64> = o.ledger.iter().filter_map(|l| l["pid"].as_i64()).collect();
+        pids.sort_unstable();
+        pids.dedup();
+        expect(pids.len() == o.ledger.len(), format!("each effect from its own server process: {pids:?}"));
+        return bad;
+    }
+    expect(attempts.len() == 2, format!("{} attempts, want 2 (the call and one retry)", attempts.len()));
+    if attempts.len() != 2 || o.ledger.len() != effects {
+        return bad;
+    }
+    let (first, retry) = (&attempts[0], &attempts[1]);
+    expect(retry["ok"] == true && retry["text"] == "charged 42", format!("the retry succeeded: {retry}"));
+    for c in &connections {
+        expect(c["protocol_version"] == expected_revision(o.client, o.server), format!("negotiated {}, want {}", c["protocol_version"], expected_revision(o.client, o.server)));
+    }
+    let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
+    let pids: Vec<&Value> = o.ledger.iter().map(|l| &l["pid"]).collect();
+    let sent: Vec<&Value> = if effects == 2 { vec![&first["request_id"], &retry["request_id"]] } else { vec![&retry["request_id"]] };
+    expect(ids == sent, format!("ledger ids {ids:?} are the ids the SDK sent for the committed attempts {sent:?}"));
+
+    match o.scenario {
+        Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => {
+            // The SDK's own timeout: -32001 after about the 1 s given, well before the reply
+            // (held 3 s, or 2.5 s) could have come; then its own notifications/cancelled for that id.
+            expect(first["ok"] == false && first["error"]["code"] == -32001, format!("attempt 1 failed with -32001 (request timeout): {first}"));
+            let message = first["error"]["message"].as_str().unwrap_or_default();
+            match o.client {
+                ClientSdk::TypeScript => expect(message == "MCP error -32001: Request timed out" && first["error"]["data"] == json!({"timeout": TIMEOUT_MS}), format!("TS timeout error: {first}")),
+                ClientSdk::Python => expect(message == "Request 'tools/call' timed out", format!("Python timeout error: {first}")),
+                ClientSdk::LangGraph => unreachable!("LangGraph only runs scenario 4"),
+            }
+            let ms = first["ms"].as_u64().unwrap_or(0);
+            expect((TIMEOUT_MS - 10..o.scenario.hold_ms()).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
+            let cancelled = s["cancelled"].as_array().cloned().unwrap_or_default();
+            expect(cancelled.len() == 1 && cancelled[0]["requestId"] == first["request_id"], format!("one notifications/cancelled for id {}: {cancelled:?}", first["request_id"]));
+            // One connection, one server process, two ids on it. (The Python server interrupts
+            // the cancelled handler, but only during delay_after_ms: its commit came first.)
+            expect(connections.len() == 1, format!("{} connections, want 1", connections.len()));
+            expect(first["request_id"] != retry["request_id"], format!("two distinct ids on one connection: {first} {retry}"));
+            expect(pids.iter().all(|p| p == &pids[0]), format!("every effect from one server process: {pids:?}"));
+            expect(retry["ledger_line"] == effects, format!("the retry's reply names ledger line {effects}: {retry}"));
+            if o.scenario == Scenario::TimeoutStdio && o.client == ClientSdk::TypeScript {
+                expect(&connections[0]["pid"] == pids[0], format!("the ledger pid is the one the SDK spawned: {}", connections[0]["pid"]));
+            }
+        }
+        Scenario::FrameworkRerunStdio => unreachable!("checked above"),
+        Scenario::KillStdio => {
+            // The SDK sees the pipe close: -32000 Connection closed, at once.
+            expect(first["ok"] == false && first["error"]["code"] == -32000, format!("attempt 1 failed with -32000: {first}"));
+            let message = first["error"]["message"].as_str().unwrap_or_default();
+            expect(message.ends_with("Connection closed"), format!("attempt 1: Connection closed: {first}"));
+            expect(s["killed_pid"] == *pids[0], format!("the killed pid {} wrote the first line {}", s["killed_pid"], pids[0]));
+            expect(s["cancelled"].as_array().is_some_and(|c| c.is_empty()), format!("no cancellation on a dead connection: {}", s["cancelled"]));
+            expect(connections.len() == 2, format!("{} connections, want 2 (a new server process for the retry)", connections.len()));
+            expect(pids[0] != pids[1], format!("the retry ran on another process: {pids:?}"));
+            // Ids start over with the new process and transport: both lines carry the same id.
+            let want = first_call_id(o.client, o.server);
+            expect(*ids[0] == json!(want) && *ids[1] == json!(want), format!("both lines carry request id {want}: {ids:?}"));
+            if o.client == ClientSdk::TypeScript {
+                expect(&connections[0]["pid"] == pids[0] && &connections[1]["pid"] == pids[1], "the ledger pids are the ones the SDK spawned".into());
+            }
+        }
+    }
+    bad
+}
+
+/// Runs the client × server cases of `scenario` in parallel, prints one line per case, and
+/// fails with every failed case's problems and its client's log.
+fn scenario_cases(scenario: Scenario) {
+    let clients = match scenario {
+        Scenario::FrameworkRerunStdio => vec![ClientSdk::LangGraph],
+        _ => vec![ClientSdk::TypeScript, ClientSdk::Python],
+    };
+    let started = Instant::now();
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+        let handles: Vec<_> = clients
+            .into_iter()
+            .flat_map(|client| Sdk::ALL.into_iter().map(move |server| (client, server)))
+            .map(|(client, server)| scope.spawn(move || run_case(client, server, scenario)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("case thread")).collect()
+    });
+    let mut failures = Vec::new();
+    for o in &outcomes {
+        let problems = check(o);
+        // What the caller saw first: the first attempt's error, or for LangGraph the graph's.
+        let first = if o.scenario == Scenario::FrameworkRerunStdio { json!({"error": {"code": o.summary["graph_error"]["class"], "message": o.summary["graph_error"]["message"]}}) } else { o.summary["attempts"][0].clone() };
+        println!(
+            "{:<62} effects={} ids={} pids={} first error={} {} revision={} wall={:.1}s {}",
+            o.label,
+            o.count.effects,
+            json!(o.ledger.iter().map(|l| l["request_id"].clone()).collect::<Vec<_>>()),
+            json!(o.ledger.iter().map(|l| l["pid"].clone()).collect::<Vec<_>>()),
+            first["error"]["code"],
+            first["error"]["message"],
+            o.summary["connections"][0]["protocol_version"],
+            o.wall.as_secs_f64(),
+            if problems.is_empty() { "ok" } else { "FAILED" }
+        );
+        if !problems.is_empty() {
+            failures.push(format!("{}:\n  - {}\n  summary: {}\n  client stderr:\n{}", o.label, problems.join("\n  - "), o.summary, o.client_stderr));
+        }
+    }
+    println!("{scenario:?}: {} cases in {:.1}s", outcomes.len(), started.elapsed().as_secs_f64());
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), outcomes.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn scenario_1_stdio_timeout_cancel_retry_with_the_sdk_clients() {
+    scenario_cases(Scenario::TimeoutStdio);
+}
+
+#[test]
+fn scenario_2_stdio_sigkill_restart_retry_with_the_sdk_clients() {
+    scenario_cases(Scenario::KillStdio);
+}
+
+#[test]
+fn scenario_3_http_timeout_cancel_retry_with_the_sdk_clients() {
+    scenario_cases(Scenario::TimeoutHttp);
+}
+
+#[test]
+fn scenario_4_langgraph_retry_policy_reruns_the_tool_call() {
+    scenario_cases(Scenario::FrameworkRerunStdio);
+}
+
+#[test]
+fn cancellation_before_the_commit_only_the_python_server_drops_the_call() {
+    scenario_cases(Scenario::CancelBeforeCommitStdio);
+}
