@@ -330,7 +330,6 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
         let reply = reply_to(id);
         assert!(reply["result"]["content"][0]["text"].as_str().unwrap().contains("charged 42"), "{reply}");
     }
-    drop(send);
     drop(stdin);
     let lines: Vec<Value> = std::fs::read_to_string(&ledger).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "the durable key store runs the repeated key once: {lines:?}");

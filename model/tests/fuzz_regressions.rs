@@ -5,6 +5,7 @@
 use std::path::Path;
 
 #[path = "../../fuzz/src/frame.rs"]
+#[allow(clippy::module_inception)] // the fuzz target's file names its inner module `frame` too
 mod frame;
 #[path = "../../fuzz/src/profile.rs"]
 mod profile;

@@ -2,7 +2,7 @@
 //! overrides, and every kind of bad file is rejected with its file, line and reason.
 
 use mcp_once_model::profile::{IdScope, KeyPlacement, Profile, KNOB_NAMES};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-once-profiles-{}-{name}", std::process::id()));
@@ -10,7 +10,7 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn write(dir: &PathBuf, file: &str, text: &str) -> String {
+fn write(dir: &Path, file: &str, text: &str) -> String {
     let path = dir.join(file);
     std::fs::write(&path, text).unwrap();
     path.display().to_string()
