@@ -204,8 +204,9 @@ const CHUNK: usize = 1 << 16;
 /// The same answers as [`explore`] gives about lengths (each property's shortest violation
 /// and the worst case with its shortest length), by a breadth-first search that keeps no
 /// per-state record: only the set of fingerprints seen and the current and next levels, each
-/// freed chunk by chunk as it is expanded. It needs about half the memory of [`explore`], which
-/// lets the unreduced model of nearly every two-call cell be searched in 24 GB
+/// freed chunk by chunk as it is expanded ([`explore`] also keeps a parent and an action for
+/// every state, to rebuild paths). That lets the unreduced model of nearly every two-call cell
+/// be searched in 24 GB
 /// (`model/tests/minimality.rs` compares it against the reduced one there). `None` when more
 /// than `max_states` states are reached: the search stops there, and nothing is known.
 pub fn shortest_lengths(model: &McpModel, properties: &[PropertyKind], max_states: usize) -> Option<Lengths> {

@@ -65,42 +65,54 @@ fn the_three_call_safe_cell_gives_the_same_answers_under_the_lean_view_as_under_
 /// slots (8 GiB) and would next double to 16 GiB, more than the rest of a 24 GB machine.
 const UNREDUCED_LIMIT: usize = 640_000_000;
 
-/// The two-call cells whose unreduced model is over [`UNREDUCED_LIMIT`] states, so are not
-/// compared (their reduced model is still compared against the first view by
-/// `every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_find`). The
-/// test fails if any other cell is over the limit, so nothing is left out silently.
+/// The two-call cells whose unreduced model is too large to search here, so are not compared
+/// and not searched (their reduced model is still compared against the first view by
+/// `every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_find`). This
+/// one passed 640 M states with its breadth-first frontier still over 10 GB, and ran the
+/// machine out of memory (24 GB). Any other cell over [`UNREDUCED_LIMIT`] fails the test, so
+/// nothing is left out silently.
 const TOO_LARGE_UNREDUCED: &[&str] = &["--profile mcp-2026-07-28 --transport http --client framework-retry --key none --server honours-cancel --calls 2 --retries 2 --crashes 1"];
 
+/// Every two-call cell against the unreduced model. `MCP_ONCE_UNREDUCED_CELLS=A,B,...` runs only
+/// the cells whose configuration contains one of the given strings (a partial run, said so).
 #[test]
-#[ignore = "over an hour and up to 16 GB: see BENCHMARKS.md, \"How the reductions are checked\""]
+#[ignore = "about 90 minutes and up to 16 GB: see BENCHMARKS.md, \"How the reductions are checked\""]
 fn every_two_call_cell_matches_the_unreduced_model() {
+    let only: Option<Vec<String>> = std::env::var("MCP_ONCE_UNREDUCED_CELLS").ok().map(|v| v.split(',').map(String::from).collect());
     let mut seen = std::collections::HashSet::new();
-    let (mut compared, mut states, mut too_large) = (0, 0usize, Vec::new());
+    let (mut compared, mut states) = (0, 0usize);
     for m in models(2) {
         if !seen.insert(m.behaviour_key()) {
+            continue;
+        }
+        let cell = m.config.to_string();
+        if only.as_ref().is_some_and(|o| !o.iter().any(|x| cell.contains(x.as_str()))) {
+            continue;
+        }
+        if TOO_LARGE_UNREDUCED.contains(&cell.as_str()) {
+            eprintln!("NOT COMPARED (the unreduced model does not fit in memory here): {cell}");
             continue;
         }
         let t = std::time::Instant::now();
         let reduced = explore(&m, PropertyKind::ALL);
         // The unreduced model's lengths, by a search that keeps no paths (it is the largest
         // search here: up to hundreds of millions of states).
-        let Some(full) = shortest_lengths(&m.without_reductions(), PropertyKind::ALL, UNREDUCED_LIMIT) else {
-            eprintln!("{:>9} {:>10} states {:>7.1} s  {}  NOT COMPARED: over the limit", reduced.stats.states, format!(">{UNREDUCED_LIMIT}"), t.elapsed().as_secs_f64(), m.config);
-            too_large.push(m.config.to_string());
-            continue;
-        };
+        let full = shortest_lengths(&m.without_reductions(), PropertyKind::ALL, UNREDUCED_LIMIT)
+            .unwrap_or_else(|| panic!("{cell}: the unreduced model has over {UNREDUCED_LIMIT} states; if it cannot be searched here, name it in TOO_LARGE_UNREDUCED"));
         let lengths: Vec<_> = reduced.results.iter().map(|r| r.counterexample.as_ref().map(|c| c.len())).collect();
-        assert_eq!(lengths, full.violations, "shortest violation of each of {:?} under {}", PropertyKind::ALL, m.config);
-        assert_eq!(reduced.worst.effects, full.worst_effects, "worst case under {}", m.config);
-        assert_eq!(reduced.worst.trace.as_ref().map(|t| t.len()), full.worst_length, "worst trace under {}", m.config);
-        assert!(reduced.stats.states <= full.states, "{}: more states than the unreduced model", m.config);
-        eprintln!("{:>9} {:>10} states {:>7.1} s  {}", reduced.stats.states, full.states, t.elapsed().as_secs_f64(), m.config);
+        assert_eq!(lengths, full.violations, "shortest violation of each of {:?} under {cell}", PropertyKind::ALL);
+        assert_eq!(reduced.worst.effects, full.worst_effects, "worst case under {cell}");
+        assert_eq!(reduced.worst.trace.as_ref().map(|t| t.len()), full.worst_length, "worst trace under {cell}");
+        assert!(reduced.stats.states <= full.states, "{cell}: more states than the unreduced model");
+        eprintln!("{:>9} {:>10} states {:>7.1} s  {cell}", reduced.stats.states, full.states, t.elapsed().as_secs_f64());
         compared += 1;
         states += full.states;
     }
-    eprintln!("{compared} distinct two-call searches compared ({states} unreduced states in all); not compared, over the limit: {too_large:?}");
-    assert_eq!(too_large, TOO_LARGE_UNREDUCED, "cells whose unreduced model is over {UNREDUCED_LIMIT} states");
-    assert!(compared > 150, "only {compared} searches");
+    eprintln!("{compared} distinct two-call searches compared, {states} unreduced states in all; not compared: {} (too large)", TOO_LARGE_UNREDUCED.len());
+    match only {
+        Some(o) => eprintln!("PARTIAL RUN: only the cells containing one of {o:?}"),
+        None => assert!(compared > 150, "only {compared} searches"),
+    }
 }
 
 #[test]
