@@ -68,9 +68,9 @@ const UNREDUCED_LIMIT: usize = 640_000_000;
 /// The two-call cells whose unreduced model is too large to search here, so are not compared
 /// and not searched (their reduced model is still compared against the first view by
 /// `every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_find`). This
-/// one passed 640 M states with its breadth-first frontier still over 10 GB, and ran the
-/// machine out of memory (24 GB). Any other cell over [`UNREDUCED_LIMIT`] fails the test, so
-/// nothing is left out silently.
+/// one's unreduced search ran a 24 GB machine out of memory twice before it ended (with
+/// `explore`, and with `shortest_lengths` and no state limit). Any other cell over
+/// [`UNREDUCED_LIMIT`] fails the test, so nothing is left out silently.
 const TOO_LARGE_UNREDUCED: &[&str] = &["--profile mcp-2026-07-28 --transport http --client framework-retry --key none --server honours-cancel --calls 2 --retries 2 --crashes 1"];
 
 /// Every two-call cell against the unreduced model. `MCP_ONCE_UNREDUCED_CELLS=A,B,...` runs only
