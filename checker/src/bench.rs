@@ -14,7 +14,9 @@ use crate::run::{builtins, run_cells, Cell};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_model::catalogue::matrix;
-use mcp_once_model::{explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -144,10 +146,16 @@ fn run_replays() -> Result<ReplayRun> {
     use mcp_once_conformance::replay::evidence::Evidence;
     use mcp_once_conformance::replay::sdk_fixtures::{scenario_trace, FixturePaths, Sdk, SCENARIOS};
     let exe = std::env::current_exe()?;
-    let paths = FixturePaths { fixtures_dir: PathBuf::from("conformance/fixtures"), rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()] };
+    let paths = FixturePaths {
+        fixtures_dir: PathBuf::from("conformance/fixtures"),
+        rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
+    };
     for sdk in Sdk::ALL {
         if let Err(e) = paths.argv(sdk, std::path::Path::new("x"), &[]) {
-            return Ok(ReplayRun { skipped: Some(format!("not measured: {e} (run from the repository root)")), ..Default::default() });
+            return Ok(ReplayRun {
+                skipped: Some(format!("not measured: {e} (run from the repository root)")),
+                ..Default::default()
+            });
         }
     }
     let scratch = std::env::temp_dir().join(format!("mcp-once-bench-replay-{}", std::process::id()));
@@ -161,14 +169,28 @@ fn run_replays() -> Result<ReplayRun> {
                     let mut out = Vec::new();
                     for transport in [Transport::Stdio, Transport::Http] {
                         for sc in &SCENARIOS {
-                            let (trace, profile) = scenario_trace(sc, sdk, transport).map_err(|e| anyhow::anyhow!(e))?;
+                            let (trace, profile) =
+                                scenario_trace(sc, sdk, transport).map_err(|e| anyhow::anyhow!(e))?;
                             let dir = scratch.join(format!("{}-{}-{}", sdk.as_str(), transport.as_str(), sc.name));
                             std::fs::create_dir_all(&dir)?;
                             let mut opts = paths.options(sdk, transport, &dir, &[]).map_err(|e| anyhow::anyhow!(e))?;
                             opts.evidence_dir = None;
                             let t = Instant::now();
-                            let r = mcp_once_conformance::replay::block_on(mcp_once_conformance::replay::replay(&trace, sc.name, profile, opts, Evidence::new(None)?))?;
-                            out.push(ReplayTime { sdk: sdk.as_str(), transport: transport.as_str(), scenario: sc.name, verdict: r.verdict.to_string(), effects: r.observed_effects, seconds: t.elapsed().as_secs_f64() });
+                            let r = mcp_once_conformance::replay::block_on(mcp_once_conformance::replay::replay(
+                                &trace,
+                                sc.name,
+                                profile,
+                                opts,
+                                Evidence::new(None)?,
+                            ))?;
+                            out.push(ReplayTime {
+                                sdk: sdk.as_str(),
+                                transport: transport.as_str(),
+                                scenario: sc.name,
+                                verdict: r.verdict.to_string(),
+                                effects: r.observed_effects,
+                                seconds: t.elapsed().as_secs_f64(),
+                            });
                         }
                     }
                     Ok(out)
@@ -305,7 +327,11 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
     slowest.sort_by(|a, b| (b.search_seconds + b.verify_seconds).total_cmp(&(a.search_seconds + a.verify_seconds)));
     slowest.truncate(8);
     Ok(MatrixRun {
-        what: if quick { "default matrix at 1 call per cell (--quick)".into() } else { "default matrix, as `mcp-once check` runs it".into() },
+        what: if quick {
+            "default matrix at 1 call per cell (--quick)".into()
+        } else {
+            "default matrix, as `mcp-once check` runs it".into()
+        },
         cells: cells.len(),
         checked: checked.len(),
         searches: checked.iter().filter(own).count(),
@@ -365,7 +391,10 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     let replay = if a.only == Some(Part::Replay) || (a.only.is_none() && !a.quick) {
         run_replays()?
     } else {
-        ReplayRun { skipped: Some("not run (--quick or --only); run `mcp-once bench --only replay`".into()), ..Default::default() }
+        ReplayRun {
+            skipped: Some("not run (--quick or --only); run `mcp-once bench --only replay`".into()),
+            ..Default::default()
+        }
     };
     let report = Report { quick: a.quick, machine, cells, matrix, growth, replay };
     match a.format {
@@ -383,7 +412,15 @@ fn table(rows: &[CellRun]) -> String {
     for r in rows {
         out.push_str(&format!(
             "  {:<22} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
-            r.name, r.generated, r.unique, r.depth, r.seconds, r.states_per_second, r.peak_rss_mib, r.bytes_per_state, r.at_most_once
+            r.name,
+            r.generated,
+            r.unique,
+            r.depth,
+            r.seconds,
+            r.states_per_second,
+            r.peak_rss_mib,
+            r.bytes_per_state,
+            r.at_most_once
         ));
     }
     out
@@ -408,13 +445,16 @@ fn text(r: &Report) -> String {
         out.push_str(&format!("  {}: {}\n", c.name, c.config));
     }
     if let Some(x) = &r.matrix {
-    out.push_str(&format!(
+        out.push_str(&format!(
         "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
         x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
     ));
-    for c in &x.slowest {
-        out.push_str(&format!("  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n", c.unique, c.search_seconds, c.verify_seconds, c.config));
-    }
+        for c in &x.slowest {
+            out.push_str(&format!(
+                "  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n",
+                c.unique, c.search_seconds, c.verify_seconds, c.config
+            ));
+        }
     }
     out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
     if r.growth.is_empty() {
@@ -426,13 +466,25 @@ fn text(r: &Report) -> String {
         Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
         None => {
             out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures (one SDK per thread, servers started inside the time): {:.2} s wall\n", r.replay.wall_seconds));
-            out.push_str(&format!("  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8}\n", "sdk", "trans.", "scenario", "verdict", "effects", "wall s"));
+            out.push_str(&format!(
+                "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8}\n",
+                "sdk", "trans.", "scenario", "verdict", "effects", "wall s"
+            ));
             for t in &r.replay.runs {
-                out.push_str(&format!("  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8.2}\n", t.sdk, t.transport, t.scenario, t.verdict, t.effects.map_or("-".into(), |n| n.to_string()), t.seconds));
+                out.push_str(&format!(
+                    "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8.2}\n",
+                    t.sdk,
+                    t.transport,
+                    t.scenario,
+                    t.verdict,
+                    t.effects.map_or("-".into(), |n| n.to_string()),
+                    t.seconds
+                ));
             }
             for sdk in ["typescript", "python", "rust"] {
                 for tr in ["stdio", "http"] {
-                    let sum: f64 = r.replay.runs.iter().filter(|t| t.sdk == sdk && t.transport == tr).map(|t| t.seconds).sum();
+                    let sum: f64 =
+                        r.replay.runs.iter().filter(|t| t.sdk == sdk && t.transport == tr).map(|t| t.seconds).sum();
                     out.push_str(&format!("  {sdk} over {tr}: {sum:.2} s\n"));
                 }
             }

@@ -88,10 +88,21 @@ pub enum OutFormat {
 impl TargetArgs {
     /// The runner's options.
     pub fn options(&self) -> Result<ReplayOptions> {
-        let target = Target::from_options(self.stdio.as_deref(), self.http.as_deref(), self.launch.as_deref(), &self.env, self.cwd.clone())?;
+        let target = Target::from_options(
+            self.stdio.as_deref(),
+            self.http.as_deref(),
+            self.launch.as_deref(),
+            &self.env,
+            self.cwd.clone(),
+        )?;
         let args: serde_json::Value = serde_json::from_str(&self.args).map_err(|e| anyhow!("--args: not JSON: {e}"))?;
         let serde_json::Value::Object(args) = args else { return Err(anyhow!("--args: must be a JSON object")) };
-        let observer = Observer::parse(&self.observe, self.observe_filter.as_deref(), self.observe_args.as_deref(), self.observe_step)?;
+        let observer = Observer::parse(
+            &self.observe,
+            self.observe_filter.as_deref(),
+            self.observe_args.as_deref(),
+            self.observe_step,
+        )?;
         Ok(ReplayOptions {
             target,
             tool: self.tool.clone(),

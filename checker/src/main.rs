@@ -14,7 +14,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcp_once_conformance::fixture;
 use mcp_once_model::catalogue::matrix_bounds;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
 use report::{cell_json, check_text, colour, short_verdict, summary_counts};
 use run::{builtins, profile_for, run_cells, Cell};
 use std::path::PathBuf;
@@ -33,19 +35,29 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check one configuration; with no configuration flags, the built-in default matrix.
-    #[command(after_help = "Examples:\n  mcp-once check\n  mcp-once check --profile sep-3182 --transport http --client retry-any --server key-volatile --key per-call --crashes 1\n  mcp-once check --profile specs/proposals/my-sep.toml --server key-durable --key per-call --calls 2 --retries 2 --format json --out traces\n  mcp-once check --trace traces/mcp-2025-11-25__stdio__...__at-most-once.itf.json")]
+    #[command(
+        after_help = "Examples:\n  mcp-once check\n  mcp-once check --profile sep-3182 --transport http --client retry-any --server key-volatile --key per-call --crashes 1\n  mcp-once check --profile specs/proposals/my-sep.toml --server key-durable --key per-call --calls 2 --retries 2 --format json --out traces\n  mcp-once check --trace traces/mcp-2025-11-25__stdio__...__at-most-once.itf.json"
+    )]
     Check(CheckArgs),
     /// Check every built-in cell (profiles x transports x client policies x servers) as a table.
-    #[command(after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces")]
+    #[command(
+        after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces"
+    )]
     Matrix(MatrixArgs),
     /// Step through one configuration by hand in stateright's Explorer (a web UI on localhost).
-    #[command(after_help = "Examples:\n  mcp-once explore --profile mcp-2025-11-25 --client retry-on-disconnect --crashes 1\n  then open http://127.0.0.1:3000/")]
+    #[command(
+        after_help = "Examples:\n  mcp-once explore --profile mcp-2025-11-25 --client retry-on-disconnect --crashes 1\n  then open http://127.0.0.1:3000/"
+    )]
     Explore(ExploreArgs),
     /// Model-check a proposed spec change: the matrix under two profiles, only the cells that change.
-    #[command(after_help = "Exit code: 0 no cell changes, 1 some cells change, 2 trouble.\nExamples:\n  mcp-once diff mcp-2026-07-28 sep-3182\n  mcp-once diff mcp-2026-07-28 specs/proposals/my-proposal.toml --format markdown")]
+    #[command(
+        after_help = "Exit code: 0 no cell changes, 1 some cells change, 2 trouble.\nExamples:\n  mcp-once diff mcp-2026-07-28 sep-3182\n  mcp-once diff mcp-2026-07-28 specs/proposals/my-proposal.toml --format markdown"
+    )]
     Diff(DiffArgs),
     /// Write an issue-ready Markdown report of a trace file (summary, cited steps, Mermaid diagram).
-    #[command(after_help = "Examples:\n  mcp-once explain traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k1__at-most-once.itf.json > issue.md\n  mcp-once explain TRACE --evidence out/ > issue.md   (with a replay's evidence folder)")]
+    #[command(
+        after_help = "Examples:\n  mcp-once explain traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k1__at-most-once.itf.json > issue.md\n  mcp-once explain TRACE --evidence out/ > issue.md   (with a replay's evidence folder)"
+    )]
     Explain {
         /// The trace file (as written by check --out or matrix --out).
         trace: PathBuf,
@@ -54,14 +66,20 @@ enum Command {
         evidence: Option<PathBuf>,
     },
     /// Run the bundled Rust (rmcp) ledger fixture server, over stdio or Streamable HTTP.
-    #[command(after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md.")]
+    #[command(
+        after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md."
+    )]
     Fixture(FixtureArgs),
     /// Replay a trace against a real MCP server, injecting its faults and counting side effects.
-    #[command(after_help = "Exit code: 1 confirmed, 0 not reproduced, 2 diverged, inconclusive or interrupted.\nExamples:\n  mcp-once replay traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k0__at-most-once.itf.json \\\n      --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once replay TRACE --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --observe tool:ledger_count --evidence out/")]
+    #[command(
+        after_help = "Exit code: 1 confirmed, 0 not reproduced, 2 diverged, inconclusive or interrupted.\nExamples:\n  mcp-once replay traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k0__at-most-once.itf.json \\\n      --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once replay TRACE --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --observe tool:ledger_count --evidence out/"
+    )]
     Replay(conform::ReplayArgs),
     /// Conformance-test a server: replay the model's catalogue for its revision and transport
     /// (and, with --key-at, check SEP-3182 key semantics); results in the MCP conformance suite's shape.
-    #[command(after_help = "Exit code: 1 a check failed, 2 a check could not be tested, 0 all passed.\nExamples:\n  mcp-once probe --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once probe --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --variant key-durable --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --key-at params --observe ledger:l.jsonl --format json")]
+    #[command(
+        after_help = "Exit code: 1 a check failed, 2 a check could not be tested, 0 all passed.\nExamples:\n  mcp-once probe --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once probe --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --variant key-durable --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --key-at params --observe ledger:l.jsonl --format json"
+    )]
     Probe(conform::ProbeArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
@@ -304,7 +322,12 @@ fn cmd_check(a: CheckArgs) -> Result<ExitCode> {
         let cells = run_with_progress("checking", default_matrix(&profiles), &props, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
         match a.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?),
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()})
+                )?
+            ),
             _ => print!("{}", matrix_summary(&cells, &props, seconds)),
         }
         return Ok(exit_for(&cells));
@@ -382,7 +405,12 @@ fn cmd_matrix(a: MatrixArgs) -> Result<ExitCode> {
     let cells = run_with_progress("checking", default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref())?;
     match a.format {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()}))?)
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"cells": cells.iter().map(cell_json).collect::<Vec<_>>()})
+                )?
+            )
         }
         Format::Markdown => print!("{}", matrix_table(&cells, true)),
         Format::Text => print!("{}", matrix_table(&cells, false)),
@@ -391,12 +419,29 @@ fn cmd_matrix(a: MatrixArgs) -> Result<ExitCode> {
 }
 
 fn matrix_table(cells: &[Cell], markdown: bool) -> String {
-    let header = ["profile", "transport", "client", "key", "server", "at-most-once", "no-silent-effect", "success-implies-effect", "exactly-once", "worst"];
+    let header = [
+        "profile",
+        "transport",
+        "client",
+        "key",
+        "server",
+        "at-most-once",
+        "no-silent-effect",
+        "success-implies-effect",
+        "exactly-once",
+        "worst",
+    ];
     let rows: Vec<Vec<String>> = cells
         .iter()
         .map(|c| {
             let cfg = &c.config;
-            let mut row = vec![cfg.profile.clone(), cfg.transport.to_string(), cfg.client.to_string(), cfg.key.to_string(), cfg.server.to_string()];
+            let mut row = vec![
+                cfg.profile.clone(),
+                cfg.transport.to_string(),
+                cfg.client.to_string(),
+                cfg.key.to_string(),
+                cfg.server.to_string(),
+            ];
             for p in PropertyKind::ALL {
                 row.push(short_verdict(c, *p));
             }
@@ -451,7 +496,10 @@ fn cmd_fixture(a: FixtureArgs) -> Result<ExitCode> {
             "python" => "conformance/fixtures/python/.venv/bin/python conformance/fixtures/python/server.py --ledger PATH [--transport http --port N]",
             other => return Err(anyhow!("--sdk {other}: unknown SDK (rust, typescript, python)")),
         };
-        return Err(anyhow!("--sdk {}: not bundled in this binary; after conformance/fixtures/install.sh run: {how}", a.sdk));
+        return Err(anyhow!(
+            "--sdk {}: not bundled in this binary; after conformance/fixtures/install.sh run: {how}",
+            a.sdk
+        ));
     }
     fixture::run_blocking(fixture::FixtureOptions {
         transport: a.transport,
@@ -470,8 +518,10 @@ fn cmd_explain(path: &std::path::Path, evidence: Option<&std::path::Path>) -> Re
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
     trace.validate(&file, &profile)?;
-    let model = McpModel::new(trace.config.clone(), profile, Check::Property(PropertyKind::AtMostOnce)).map_err(|e| anyhow!(e))?;
-    let states = mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
+    let model = McpModel::new(trace.config.clone(), profile, Check::Property(PropertyKind::AtMostOnce))
+        .map_err(|e| anyhow!(e))?;
+    let states =
+        mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
     let index_path = trace.meta.get("action_index_path").and_then(|v| v.as_str()).unwrap_or("").to_string();
     let cex = mcp_once_model::Counterexample { states, actions: trace.actions.clone(), index_path };
     let replay_section = evidence.map(report::replay_markdown).transpose()?;
@@ -506,8 +556,12 @@ fn cmd_diff(a: DiffArgs) -> Result<ExitCode> {
     let mut changes = Vec::new();
     for k in keys {
         let (ia, ib) = (find(&cells_a, k), find(&cells_b, k));
-        let sa = ia.map(|i| cell_signature(&cells_a[i])).unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
-        let sb = ib.map(|i| cell_signature(&cells_b[i])).unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
+        let sa = ia
+            .map(|i| cell_signature(&cells_a[i]))
+            .unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
+        let sb = ib
+            .map(|i| cell_signature(&cells_b[i]))
+            .unwrap_or_else(|| vec!["n/a".into(); 4].into_iter().chain(["worst n/a".to_string()]).collect());
         if sa != sb {
             changes.push((k, ia, ib, sa, sb));
         }
@@ -524,16 +578,29 @@ fn cmd_diff(a: DiffArgs) -> Result<ExitCode> {
                     })
                 })
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"a": pa.name, "b": pb.name, "changed": cells}))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({"a": pa.name, "b": pb.name, "changed": cells}))?
+            );
         }
         _ => {
             let md = a.format == Format::Markdown;
-            println!("{}{} -> {}: {} of the matrix's cells change\n", if md { "### " } else { "" }, pa.name, pb.name, changes.len());
+            println!(
+                "{}{} -> {}: {} of the matrix's cells change\n",
+                if md { "### " } else { "" },
+                pa.name,
+                pb.name,
+                changes.len()
+            );
             for ((t, client, key, server), ia, ib, sa, sb) in &changes {
                 println!("{}{t} / {client} / key {key} / {server}", if md { "#### " } else { "" });
                 for (i, name) in names.iter().enumerate() {
                     if sa[i] != sb[i] {
-                        let what = if md { format!("- `{name}`: {} → {}", sa[i], sb[i]) } else { format!("  {name:<24} {} -> {}", sa[i], sb[i]) };
+                        let what = if md {
+                            format!("- `{name}`: {} → {}", sa[i], sb[i])
+                        } else {
+                            format!("  {name:<24} {} -> {}", sa[i], sb[i])
+                        };
                         println!("{what}");
                     }
                 }
@@ -541,7 +608,12 @@ fn cmd_diff(a: DiffArgs) -> Result<ExitCode> {
                 for p in PropertyKind::ALL {
                     let violated = |cells: &'_ [Cell], i: Option<usize>| {
                         i.and_then(|i| match &cells[i].outcome {
-                            Ok(k) => k.results.iter().find(|r| r.property == *p).and_then(|r| r.counterexample.clone()).map(|c| (i, c)),
+                            Ok(k) => k
+                                .results
+                                .iter()
+                                .find(|r| r.property == *p)
+                                .and_then(|r| r.counterexample.clone())
+                                .map(|c| (i, c)),
                             Err(_) => None,
                         })
                     };
@@ -609,7 +681,9 @@ fn cmd_profiles(profile: Option<String>) -> Result<ExitCode> {
 fn parse_cli() -> Cli {
     match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => e.exit(),
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            e.exit()
+        }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => {
             eprintln!("mcp-once: {} (see mcp-once --help)", mcp_once_conformance::usage::one_line(&e));

@@ -83,7 +83,8 @@ pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool)
     let mut out = String::new();
     for (i, a) in cex.actions.iter().enumerate() {
         let what = rules::describe(&c.model, &cex.states[i], a, &cex.states[i + 1]);
-        let _ = writeln!(out, "{indent}{:>2}. {:<11} {}", i + 1, a.actor().to_string(), paint(colour, "1", &a.to_string()));
+        let _ =
+            writeln!(out, "{indent}{:>2}. {:<11} {}", i + 1, a.actor().to_string(), paint(colour, "1", &a.to_string()));
         let _ = writeln!(out, "{indent}    {:<11} {what}", "");
         for (knob, value, cite) in rules::citations(&c.model, a) {
             let rule = format!("{knob} = {value}: {cite}");
@@ -110,7 +111,13 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
         let _ = writeln!(out);
         match &r.counterexample {
             None => {
-                let _ = writeln!(out, "{:<24} {}  {}", r.property.as_str(), paint(colour, "32", "holds   "), r.property.meaning());
+                let _ = writeln!(
+                    out,
+                    "{:<24} {}  {}",
+                    r.property.as_str(),
+                    paint(colour, "32", "holds   "),
+                    r.property.meaning()
+                );
             }
             Some(cex) => {
                 let _ = writeln!(
@@ -132,7 +139,12 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
     let _ = writeln!(out);
     match &c.worst.trace {
         Some(t) => {
-            let _ = writeln!(out, "worst case: {} side effect(s) for one logical call, reached in {} steps", c.worst.effects, t.len());
+            let _ = writeln!(
+                out,
+                "worst case: {} side effect(s) for one logical call, reached in {} steps",
+                c.worst.effects,
+                t.len()
+            );
         }
         None => {
             let _ = writeln!(out, "worst case: no side effect is reachable");
@@ -176,7 +188,9 @@ fn mermaid_escape(s: &str) -> String {
 /// A Mermaid `sequenceDiagram` of a trace: client, transport and server, one arrow or note per step.
 pub fn mermaid(cex: &Counterexample) -> String {
     use mcp_once_model::Action as A;
-    let mut out = String::from("sequenceDiagram\n    participant C as Client\n    participant T as Transport\n    participant S as Server\n");
+    let mut out = String::from(
+        "sequenceDiagram\n    participant C as Client\n    participant T as Transport\n    participant S as Server\n",
+    );
     for (i, a) in cex.actions.iter().enumerate() {
         let n = i + 1;
         let after = &cex.states[i + 1];
@@ -189,16 +203,26 @@ pub fn mermaid(cex: &Counterexample) -> String {
             A::ClientTimeout { call, attempt } => format!("Note over C: {n}. timeout on id {}", id(call, attempt)),
             A::ClientCancel { call, attempt } => format!("C->>T: {n}. cancel id {}", id(call, attempt)),
             A::ClientReceive { call, attempt } => format!("T->>C: {n}. result for id {}", id(call, attempt)),
-            A::ClientSeesDisconnect { call, attempt } => format!("T-->>C: {n}. connection closed (id {})", id(call, attempt)),
+            A::ClientSeesDisconnect { call, attempt } => {
+                format!("T-->>C: {n}. connection closed (id {})", id(call, attempt))
+            }
             A::ClientQueryOutcome { call } => format!("C->>S: {n}. outcome of call {call}?"),
             A::StepFails { call } => format!("Note over C: {n}. step around call {call} fails"),
             A::StreamBreak { call, attempt } => format!("T-->>C: {n}. stream of id {} breaks", id(call, attempt)),
             A::ServerReceive { call, attempt } => format!("T->>S: {n}. deliver id {}", id(call, attempt)),
-            A::ServerReceiveCancel { call, attempt } => format!("T->>S: {n}. deliver cancel of id {}", id(call, attempt)),
-            A::ServerCommit { call, attempt } => {
-                format!("Note over S: {n}. EFFECT id {} (call {call}: {} in ledger)", id(call, attempt), after.ledger[call as usize])
+            A::ServerReceiveCancel { call, attempt } => {
+                format!("T->>S: {n}. deliver cancel of id {}", id(call, attempt))
             }
-            A::ServerStoreKey { call, attempt } => format!("Note over S: {n}. store key record of id {}", id(call, attempt)),
+            A::ServerCommit { call, attempt } => {
+                format!(
+                    "Note over S: {n}. EFFECT id {} (call {call}: {} in ledger)",
+                    id(call, attempt),
+                    after.ledger[call as usize]
+                )
+            }
+            A::ServerStoreKey { call, attempt } => {
+                format!("Note over S: {n}. store key record of id {}", id(call, attempt))
+            }
             A::ServerRespond { call, attempt } => format!("S->>T: {n}. result for id {}", id(call, attempt)),
             A::ServerCrash => format!("Note over S: {n}. SIGKILL"),
             A::ServerRestart => format!("Note over S: {n}. restart"),
@@ -227,7 +251,10 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
         ("client policy", cfg.client.to_string()),
         ("idempotency key", cfg.key.to_string()),
         ("server", cfg.server.to_string()),
-        ("bounds", format!("{} calls, {} retries, {} crashes", cfg.bounds.calls, cfg.bounds.retries, cfg.bounds.crashes)),
+        (
+            "bounds",
+            format!("{} calls, {} retries, {} crashes", cfg.bounds.calls, cfg.bounds.retries, cfg.bounds.crashes),
+        ),
         ("property", property.to_string()),
         ("side effects for one logical call", cex.effects().to_string()),
         ("steps (shortest)", cex.len().to_string()),
@@ -239,7 +266,11 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
         let what = rules::describe(m, &cex.states[i], a, &cex.states[i + 1]);
         let _ = writeln!(out, "{}. **{}** `{}`: {what}", i + 1, a.actor(), a);
         for (knob, value, cite) in rules::citations(m, a) {
-            let _ = writeln!(out, "   - allowed by `{knob} = {value}`: {} `{}` § {}: \"{}\"", cite.revision, cite.path, cite.section, cite.quote);
+            let _ = writeln!(
+                out,
+                "   - allowed by `{knob} = {value}`: {} `{}` § {}: \"{}\"",
+                cite.revision, cite.path, cite.section, cite.quote
+            );
         }
     }
     let _ = writeln!(out, "\n### Sequence\n\n```mermaid\n{}```\n", mermaid(cex));
@@ -304,8 +335,10 @@ const REPORT_FRAMES: usize = 80;
 pub fn replay_markdown(dir: &std::path::Path) -> anyhow::Result<String> {
     use anyhow::Context;
     let result_path = dir.join("result.json");
-    let result: Value = serde_json::from_str(&std::fs::read_to_string(&result_path).with_context(|| format!("{}: cannot read", result_path.display()))?)
-        .with_context(|| format!("{}: not JSON", result_path.display()))?;
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(&result_path).with_context(|| format!("{}: cannot read", result_path.display()))?,
+    )
+    .with_context(|| format!("{}: not JSON", result_path.display()))?;
     let log_path = dir.join(mcp_once_conformance::replay::evidence::EVIDENCE_FILE);
     let log = std::fs::read_to_string(&log_path).with_context(|| format!("{}: cannot read", log_path.display()))?;
     let mut records = Vec::new();
@@ -317,12 +350,18 @@ pub fn replay_markdown(dir: &std::path::Path) -> anyhow::Result<String> {
             Err(e) => anyhow::bail!("{}:{}: not JSON: {e}", log_path.display(), i + 1),
         }
     }
-    let s = |k: &str| result.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default();
+    let s =
+        |k: &str| result.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default();
     let mut out = String::new();
     out.push_str("\n## Replay on a real server\n\n");
     out.push_str(&format!("**Verdict: {}.** {}\n\n", s("verdict"), s("reason")));
     out.push_str(&format!("- Server: `{}` (protocol revision {})\n", s("target"), s("revision")));
-    out.push_str(&format!("- Effects: expected {}, observed {} (observer: {})\n", s("expected_effects"), s("observed_effects"), s("observer")));
+    out.push_str(&format!(
+        "- Effects: expected {}, observed {} (observer: {})\n",
+        s("expected_effects"),
+        s("observed_effects"),
+        s("observer")
+    ));
     if let Some(n) = result.get("settled_effects").filter(|v| !v.is_null()) {
         out.push_str(&format!("- Effects after the server stopped: {n}\n"));
     }
@@ -330,8 +369,17 @@ pub fn replay_markdown(dir: &std::path::Path) -> anyhow::Result<String> {
     if let Some(steps) = result.get("steps").and_then(Value::as_array).filter(|s| !s.is_empty()) {
         out.push_str("| # | step | status | ms | what the runner saw or did |\n|---|---|---|---|---|\n");
         for st in steps {
-            let g = |k: &str| st.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default();
-            out.push_str(&format!("| {} | `{}` | {} | {} | {} |\n", g("step"), g("action"), g("status"), g("t_ms"), g("note").replace('|', "\\|")));
+            let g = |k: &str| {
+                st.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default()
+            };
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} | {} |\n",
+                g("step"),
+                g("action"),
+                g("status"),
+                g("t_ms"),
+                g("note").replace('|', "\\|")
+            ));
         }
         out.push('\n');
     }
@@ -345,10 +393,18 @@ pub fn replay_markdown(dir: &std::path::Path) -> anyhow::Result<String> {
         let line = match r.get("kind").and_then(Value::as_str) {
             Some("frame") => {
                 let arrow = if r["dir"] == "out" { "client -> server" } else { "server -> client" };
-                let body = r.get("frame").map(Value::to_string).or_else(|| r.get("text").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
+                let body = r
+                    .get("frame")
+                    .map(Value::to_string)
+                    .or_else(|| r.get("text").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_default();
                 format!("{arrow} [{}] {body}", r["channel"].as_str().unwrap_or(""))
             }
-            Some("process") => format!("process {} {}", r["event"].as_str().unwrap_or(""), r.get("pid").map(Value::to_string).unwrap_or_default()),
+            Some("process") => format!(
+                "process {} {}",
+                r["event"].as_str().unwrap_or(""),
+                r.get("pid").map(Value::to_string).unwrap_or_default()
+            ),
             Some("observe") => format!("observer reads {}", r["reading"]),
             _ => continue,
         };

@@ -7,7 +7,10 @@ use anyhow::Result;
 use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{shortest_to_effects, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
-use mcp_once_model::{check_property, explore, Check, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    check_property, explore, Check, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl,
+    Transport,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -121,7 +124,8 @@ pub fn run_cells(
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<Cell>> {
     if let Some(dir) = out {
-        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: cannot create output folder: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create output folder: {e}", dir.display()))?;
     }
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
@@ -133,32 +137,42 @@ pub fn run_cells(
             scope.spawn(|| {
                 while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let (config, profile) = &configs[i];
-                    let cell = match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
-                        Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
-                        Ok(model) => {
-                            let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
-                            let mut shared = true;
-                            let (results, worst, stats) = once
-                                .get_or_init(|| {
-                                    shared = false;
-                                    let e = explore(&model, properties);
-                                    (e.results, e.worst, e.stats)
-                                })
-                                .clone();
-                            let verify_started = std::time::Instant::now();
-                            if let Err(e) = verify_minimal(&model, &results, &worst) {
-                                *error.lock().unwrap() = Some(e);
-                            }
-                            let verify_seconds = verify_started.elapsed().as_secs_f64();
-                            let mut checked = Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
-                            if let Some(dir) = out {
-                                if let Err(e) = write_traces(&mut checked, dir) {
+                    let cell =
+                        match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
+                        {
+                            Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
+                            Ok(model) => {
+                                let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
+                                let mut shared = true;
+                                let (results, worst, stats) = once
+                                    .get_or_init(|| {
+                                        shared = false;
+                                        let e = explore(&model, properties);
+                                        (e.results, e.worst, e.stats)
+                                    })
+                                    .clone();
+                                let verify_started = std::time::Instant::now();
+                                if let Err(e) = verify_minimal(&model, &results, &worst) {
                                     *error.lock().unwrap() = Some(e);
                                 }
+                                let verify_seconds = verify_started.elapsed().as_secs_f64();
+                                let mut checked = Checked {
+                                    model,
+                                    results,
+                                    worst,
+                                    stats,
+                                    files: HashMap::new(),
+                                    shared,
+                                    verify_seconds,
+                                };
+                                if let Some(dir) = out {
+                                    if let Err(e) = write_traces(&mut checked, dir) {
+                                        *error.lock().unwrap() = Some(e);
+                                    }
+                                }
+                                Cell { config: config.clone(), outcome: Ok(checked) }
                             }
-                            Cell { config: config.clone(), outcome: Ok(checked) }
-                        }
-                    };
+                        };
                     *slots[i].lock().unwrap() = Some(cell);
                     on_done();
                 }
@@ -177,7 +191,11 @@ fn verify_minimal(model: &McpModel, results: &[CheckResult], worst: &WorstCase) 
     if let Some(t) = &worst.trace {
         let len = shortest_to_effects(model, worst.effects).map(|c| c.len());
         if len != Some(t.len()) {
-            anyhow::bail!("internal error: worst case under {}: {} steps, stateright finds {len:?}", model.config, t.len());
+            anyhow::bail!(
+                "internal error: worst case under {}: {} steps, stateright finds {len:?}",
+                model.config,
+                t.len()
+            );
         }
     }
     for r in results {

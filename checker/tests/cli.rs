@@ -83,7 +83,8 @@ fn check_json_reports_every_property_with_trace_files_that_validate() {
         assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
         assert!(stdout(&ok).contains("valid"), "{}", stdout(&ok));
     }
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(amo["trace"]["file"].as_str().unwrap()).unwrap()).unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(amo["trace"]["file"].as_str().unwrap()).unwrap()).unwrap();
     assert_eq!(doc["#meta"]["format"], "ITF");
     assert_eq!(doc["#meta"]["vocabulary"], "mcp-once-actions/v1");
     assert_eq!(doc["#meta"]["minimal"], true);
@@ -99,7 +100,8 @@ fn a_corrupt_trace_is_rejected_with_its_step_and_reason() {
     let file = at_most_once_trace(&dir, &["--client", "retry-on-timeout", "--crashes", "0"]);
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     // Step 5 claims the server read the retry before the first request: not possible on stdio.
-    doc["states"][5]["mbt::actionTaken"] = serde_json::json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
+    doc["states"][5]["mbt::actionTaken"] =
+        serde_json::json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
     let bad = dir.join("edited.itf.json");
     std::fs::write(&bad, doc.to_string()).unwrap();
     let out = mcp_once().args(["check", "--trace"]).arg(&bad).output().unwrap();
@@ -133,10 +135,16 @@ fn a_proposal_file_is_checked_like_a_builtin() {
     std::fs::write(&path, format!(
         "name = \"atomic-keys\"\ntitle = \"SEP-3182 with the record atomic with the effect\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_crash_window]\nvalue = \"closed\"\n[knobs.idempotency_crash_window.cite]\n{cite}"
     )).unwrap();
-    let out = mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-after-effect"]).output().unwrap();
+    let out =
+        mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-after-effect"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "key-after-effect is outside this proposal");
     assert!(stderr(&out).contains("requires the key record to be atomic"), "{}", stderr(&out));
-    let out = mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-durable", "--client", "retry-any", "--property", "at-most-once"]).output().unwrap();
+    let out = mcp_once()
+        .args(["check", "--profile"])
+        .arg(&path)
+        .args(["--server", "key-durable", "--client", "retry-any", "--property", "at-most-once"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("at-most-once             holds"), "{}", stdout(&out));
 }
@@ -190,7 +198,11 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     }
     let durable_retry_any = changed
         .iter()
-        .find(|c| c["after"]["config"]["server"] == "key-durable" && c["after"]["config"]["client"] == "retry-any" && c["after"]["config"]["transport"] == "stdio")
+        .find(|c| {
+            c["after"]["config"]["server"] == "key-durable"
+                && c["after"]["config"]["client"] == "retry-any"
+                && c["after"]["config"]["transport"] == "stdio"
+        })
         .unwrap();
     assert_eq!(durable_retry_any["after"]["results"][0]["verdict"], "holds");
     // A profile against itself changes nothing: exit 0.
@@ -210,17 +222,25 @@ fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
     assert!(md.contains("executes one logical tool call 2 times"), "{md}");
     assert!(md.contains("| steps (shortest) | 9 |"), "{md}");
     assert!(md.contains("allowed by `request_id_scope = session`"), "{md}");
-    assert!(md.contains("mcp-once check --profile mcp-2025-11-25 --transport stdio --client retry-on-disconnect"), "{md}");
+    assert!(
+        md.contains("mcp-once check --profile mcp-2025-11-25 --transport stdio --client retry-on-disconnect"),
+        "{md}"
+    );
     // The Mermaid block: a sequenceDiagram with the three participants and one line per step,
     // each an arrow between declared participants or a note over one.
     let block = md.split("```mermaid\n").nth(1).unwrap().split("```").next().unwrap();
     let lines: Vec<&str> = block.lines().collect();
     assert_eq!(lines[0], "sequenceDiagram");
-    assert_eq!(&lines[1..4], ["    participant C as Client", "    participant T as Transport", "    participant S as Server"]);
+    assert_eq!(
+        &lines[1..4],
+        ["    participant C as Client", "    participant T as Transport", "    participant S as Server"]
+    );
     assert_eq!(lines.len(), 4 + 9);
     for l in &lines[4..] {
         let l = l.trim();
-        let ok = ["C->>T: ", "T->>S: ", "S->>T: ", "T->>C: ", "T-->>C: ", "C->>S: ", "Note over C: ", "Note over S: "].iter().any(|p| l.starts_with(p));
+        let ok = ["C->>T: ", "T->>S: ", "S->>T: ", "T->>C: ", "T-->>C: ", "C->>S: ", "Note over C: ", "Note over S: "]
+            .iter()
+            .any(|p| l.starts_with(p));
         assert!(ok && !l.contains(';') && !l.contains('#'), "not a Mermaid sequence line: {l}");
     }
     assert!(block.contains("Note over S: 4. SIGKILL"));
@@ -250,7 +270,11 @@ fn mermaid_parse(markdown: &str) -> Vec<String> {
 #[test]
 fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
     let dir = temp("explain-all");
-    let out = mcp_once().args(["matrix", "--profile", "sep-3182", "--profile", "outcome-query", "--out"]).arg(&dir).output().unwrap();
+    let out = mcp_once()
+        .args(["matrix", "--profile", "sep-3182", "--profile", "outcome-query", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let mut all = String::new();
     let mut kinds = std::collections::BTreeSet::new();
@@ -260,7 +284,8 @@ fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
         let out = mcp_once().arg("explain").arg(f).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}: {}", f.display(), stderr(&out));
         let md = stdout(&out);
-        for kind in ["StreamBreak", "ServerCrash", "KeyExpires", "ClientQueryOutcome", "FrameworkRetry", "ClientCancel"] {
+        for kind in ["StreamBreak", "ServerCrash", "KeyExpires", "ClientQueryOutcome", "FrameworkRetry", "ClientCancel"]
+        {
             if md.contains(&format!("`{kind}")) {
                 kinds.insert(kind);
             }
@@ -331,7 +356,8 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
         assert!(reply["result"]["content"][0]["text"].as_str().unwrap().contains("charged 42"), "{reply}");
     }
     drop(stdin);
-    let lines: Vec<Value> = std::fs::read_to_string(&ledger).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&ledger).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "the durable key store runs the repeated key once: {lines:?}");
     assert_eq!(lines[0]["request_id"], 7);
     assert_eq!(lines[0]["idempotency_key"], "k-1");
@@ -342,7 +368,9 @@ fn fixture_runs_the_rust_ledger_server_over_stdio() {
         match rx.recv_timeout(Duration::from_secs(20)) {
             Ok(_) => continue,
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("fixture did not exit within 20 s after stdin closed"),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("fixture did not exit within 20 s after stdin closed")
+            }
         }
     }
     assert!(child.0.wait().unwrap().success());
@@ -364,7 +392,11 @@ fn bench_quick_prints_every_part_in_json() {
     assert!(v["matrix"]["seconds"].is_number());
     let growth = v["growth"].as_array().unwrap();
     assert!(growth.len() >= 4, "{growth:?}");
-    assert!(v["replay"]["skipped"].as_str().unwrap().contains("not run"), "--quick skips the replay part: {}", v["replay"]);
+    assert!(
+        v["replay"]["skipped"].as_str().unwrap().contains("not run"),
+        "--quick skips the replay part: {}",
+        v["replay"]
+    );
     let text = mcp_once().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
     assert!(stdout(&text).contains("B/state"), "{}", stdout(&text));
 }

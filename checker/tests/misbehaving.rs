@@ -62,14 +62,32 @@ const R2026: Revisions = Revisions { server: "2026-07-28", runner: "2026-07-28" 
 
 fn trace(dir: &Path, which: Trace, transport: &str, rev: Revisions) -> PathBuf {
     let profile = format!("mcp-{}", rev.runner);
-    let mut args = vec!["check", "--property", "at-most-once", "--calls", "1", "--profile", &profile, "--transport", transport, "--server", "plain", "--retries", "1"];
+    let mut args = vec![
+        "check",
+        "--property",
+        "at-most-once",
+        "--calls",
+        "1",
+        "--profile",
+        &profile,
+        "--transport",
+        transport,
+        "--server",
+        "plain",
+        "--retries",
+        "1",
+    ];
     match which {
         Trace::Timeout => args.extend(["--client", "retry-on-timeout"]),
         Trace::Restart => args.extend(["--client", "retry-on-disconnect", "--crashes", "1"]),
     }
     let out = mcp_once().args(&args).arg("--out").arg(dir).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace")
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
+        .expect("a trace")
 }
 
 fn free_port() -> u16 {
@@ -81,7 +99,13 @@ fn target(fault: &str, dir: &Path, rev: Revisions) -> Vec<String> {
     let ledger = dir.join("ledger.jsonl");
     let state = dir.join("starts.txt");
     let server_fault = fault.trim_end_matches("-over-http");
-    let cmd = format!("python3 {} --fault {server_fault} --ledger {} --state {} --revision {}", server_py().display(), ledger.display(), state.display(), rev.server);
+    let cmd = format!(
+        "python3 {} --fault {server_fault} --ledger {} --state {} --revision {}",
+        server_py().display(),
+        ledger.display(),
+        state.display(),
+        rev.server
+    );
     let mut args = if is_http(fault) {
         let port = free_port();
         vec!["--http".into(), format!("http://127.0.0.1:{port}/mcp"), "--launch".into(), format!("{cmd} --port {port}")]
@@ -123,7 +147,12 @@ fn evidence_records(dir: &Path) -> Vec<Value> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.file_name().is_some_and(|n| n == "evidence.jsonl") {
-                out.extend(std::fs::read_to_string(&p).unwrap().lines().map(|l| serde_json::from_str::<Value>(l).expect("evidence lines are JSON")));
+                out.extend(
+                    std::fs::read_to_string(&p)
+                        .unwrap()
+                        .lines()
+                        .map(|l| serde_json::from_str::<Value>(l).expect("evidence lines are JSON")),
+                );
             }
         }
     }
@@ -132,10 +161,17 @@ fn evidence_records(dir: &Path) -> Vec<Value> {
 
 /// Every process group the evidence says was started is gone; returns how many there were.
 fn assert_groups_gone(records: &[Value], what: &str) -> usize {
-    let pids: Vec<i32> = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    let pids: Vec<i32> = records
+        .iter()
+        .filter(|r| r["kind"] == "process" && r["event"] == "start")
+        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .collect();
     assert!(!pids.is_empty(), "{what}: no process start in the evidence");
     for pid in &pids {
-        assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*pid), None).is_err(), "{what}: process group {pid} outlived the runner");
+        assert!(
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*pid), None).is_err(),
+            "{what}: process group {pid} outlived the runner"
+        );
     }
     pids.len()
 }
@@ -162,9 +198,19 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
     let t = trace(&dir, which, transport, rev);
     let evidence = dir.join("evidence");
     let started = Instant::now();
-    let out = mcp_once().arg("replay").arg(&t).args(target(fault, &dir, rev)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(300)).output().unwrap();
+    let out = mcp_once()
+        .arg("replay")
+        .arg(&t)
+        .args(target(fault, &dir, rev))
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
     let wall = started.elapsed();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{name}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let reason = v["reason"].as_str().unwrap();
     assert!(verdicts.contains(&v["verdict"].as_str().unwrap()), "{name}: verdict {} ({reason})", v["verdict"]);
     assert_eq!(out.status.code(), Some(2), "{name}: diverged and inconclusive exit 2");
@@ -179,7 +225,11 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
     assert!(wall < sanity_limit(starts), "{name}: took {wall:?}, over the sanity limit {:?}", sanity_limit(starts));
     let records = evidence_records(&evidence);
     let groups = assert_groups_gone(&records, &name);
-    eprintln!("FIGURE replay {name}: {} in {} ms, {groups} process group(s) started, 0 left: {reason}", v["verdict"].as_str().unwrap(), wall.as_millis());
+    eprintln!(
+        "FIGURE replay {name}: {} in {} ms, {groups} process group(s) started, 0 left: {reason}",
+        v["verdict"].as_str().unwrap(),
+        wall.as_millis()
+    );
     (v, records)
 }
 
@@ -195,9 +245,18 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
     let dir = temp(&name);
     let evidence = dir.join("evidence");
     let started = Instant::now();
-    let out = mcp_once().arg("probe").args(target(fault, &dir, rev)).arg("--evidence").arg(&evidence).args(["--format", "json"]).timeout(Duration::from_secs(600)).output().unwrap();
+    let out = mcp_once()
+        .arg("probe")
+        .args(target(fault, &dir, rev))
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(600))
+        .output()
+        .unwrap();
     let wall = started.elapsed();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{name}: no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let checks = v["checks"].as_array().unwrap();
     assert!(!checks.is_empty());
     for c in checks {
@@ -217,7 +276,11 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
     let limit = sanity_limit(2) * runs;
     assert!(wall < limit, "{name}: took {wall:?} for {runs} runs, over the sanity limit {limit:?}");
     let groups = assert_groups_gone(&records, &name);
-    eprintln!("FIGURE probe {name}: {} checks WARNING, {runs} runs in {} ms, {groups} process group(s) started, 0 left", checks.len(), wall.as_millis());
+    eprintln!(
+        "FIGURE probe {name}: {} checks WARNING, {runs} runs in {} ms, {groups} process group(s) started, 0 left",
+        checks.len(),
+        wall.as_millis()
+    );
 }
 
 #[test]
@@ -269,7 +332,12 @@ fn prints_20_mb_without_a_newline() {
 
 #[test]
 fn prints_40_mb_of_notifications_and_never_answers() {
-    let (_, records) = replay("flood-lines", Trace::Timeout, &["inconclusive"], &["no effect and no answer", "notification(s) meanwhile"]);
+    let (_, records) = replay(
+        "flood-lines",
+        Trace::Timeout,
+        &["inconclusive"],
+        &["no effect and no answer", "notification(s) meanwhile"],
+    );
     // The server blocks on a full pipe while the runner logs; what was read is in the file.
     let frames_in = records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == "in").count();
     assert!(frames_in > 1000, "the frames read are in the evidence file ({frames_in})");
@@ -286,18 +354,31 @@ fn closes_stdout_and_stays_alive() {
 fn ignores_sigterm() {
     for which in [Trace::Timeout, Trace::Restart] {
         let (_, records) = replay("ignore-sigterm", which, &["inconclusive"], &["no effect and no answer"]);
-        let stop = records.iter().find(|r| r["kind"] == "process" && r["event"] == "stop").expect("the runner stopped the server");
-        let stopped = records.iter().find(|r| r["kind"] == "process" && r["event"] == "stopped").expect("the runner stopped the server");
+        let stop = records
+            .iter()
+            .find(|r| r["kind"] == "process" && r["event"] == "stop")
+            .expect("the runner stopped the server");
+        let stopped = records
+            .iter()
+            .find(|r| r["kind"] == "process" && r["event"] == "stopped")
+            .expect("the runner stopped the server");
         assert_eq!(stop["grace_ms"], GRACE_MS, "the grace given is --stop-grace-ms");
-        assert!(stopped["status"].as_str().unwrap().contains("SIGKILL"), "SIGTERM was ignored, so SIGKILL ended it: {stopped}");
+        assert!(
+            stopped["status"].as_str().unwrap().contains("SIGKILL"),
+            "SIGTERM was ignored, so SIGKILL ended it: {stopped}"
+        );
         let waited = stopped["t_ms"].as_f64().unwrap() - stop["t_ms"].as_f64().unwrap();
-        assert!(waited >= GRACE_MS as f64 - 1.0, "SIGKILL came {waited} ms after SIGTERM, before the {GRACE_MS} ms grace was over");
+        assert!(
+            waited >= GRACE_MS as f64 - 1.0,
+            "SIGKILL came {waited} ms after SIGTERM, before the {GRACE_MS} ms grace was over"
+        );
     }
 }
 
 #[test]
 fn does_not_come_back_after_a_restart() {
-    let (v, _) = replay("hang-on-restart", Trace::Restart, &["diverged"], &["ServerRestart", "did not come back", "initialize"]);
+    let (v, _) =
+        replay("hang-on-restart", Trace::Restart, &["diverged"], &["ServerRestart", "did not come back", "initialize"]);
     assert_eq!(v["observed_effects"], 1, "the one ledger line, before the crash");
 }
 
@@ -328,7 +409,13 @@ fn speaks_only_2025_11_25_to_a_2026_07_28_runner() {
     let old = Revisions { server: "2025-11-25", runner: "2026-07-28" };
     for fault in ["none", "none-over-http"] {
         // A well-behaved 2025-11-25 server: it answers `server/discover` with "no such method".
-        replay_at(old, fault, Trace::Timeout, &["diverged"], &["did not start", "server/discover", "try --revision 2025-11-25"]);
+        replay_at(
+            old,
+            fault,
+            Trace::Timeout,
+            &["diverged"],
+            &["did not start", "server/discover", "try --revision 2025-11-25"],
+        );
     }
     probe_at(old, "none-over-http", &["server/discover"]);
 }
@@ -336,7 +423,13 @@ fn speaks_only_2025_11_25_to_a_2026_07_28_runner() {
 #[test]
 fn discover_does_not_list_2026_07_28() {
     for fault in ["discover-old-only", "discover-old-only-over-http"] {
-        replay_at(R2026, fault, Trace::Timeout, &["diverged"], &["did not start", "does not list 2026-07-28", "try --revision 2025-11-25"]);
+        replay_at(
+            R2026,
+            fault,
+            Trace::Timeout,
+            &["diverged"],
+            &["did not start", "does not list 2026-07-28", "try --revision 2025-11-25"],
+        );
     }
     probe_at(R2026, "discover-old-only", &["does not list 2026-07-28"]);
 }

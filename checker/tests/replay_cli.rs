@@ -26,9 +26,19 @@ fn text(bytes: &[u8]) -> String {
 
 /// Write the at-most-once trace of a configuration into `dir`; its path.
 fn trace(dir: &Path, args: &[&str]) -> PathBuf {
-    let out = mcp_once().args(["check", "--property", "at-most-once", "--calls", "1"]).args(args).arg("--out").arg(dir).output().unwrap();
+    let out = mcp_once()
+        .args(["check", "--property", "at-most-once", "--calls", "1"])
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace")
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
+        .expect("a trace")
 }
 
 fn fixture(ledger: &Path, extra: &str) -> String {
@@ -42,23 +52,51 @@ fn evidence_records(dir: &Path) -> Vec<Value> {
 
 /// Every process group the evidence says was started is gone.
 fn assert_groups_gone(records: &[Value]) {
-    let pids: Vec<i32> = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    let pids: Vec<i32> = records
+        .iter()
+        .filter(|r| r["kind"] == "process" && r["event"] == "start")
+        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .collect();
     assert!(!pids.is_empty(), "no process start in the evidence");
     for pid in pids {
-        assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), None).is_err(), "process group {pid} outlived the runner");
+        assert!(
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), None).is_err(),
+            "process group {pid} outlived the runner"
+        );
     }
 }
 
 #[test]
 fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
     let dir = temp("json");
-    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "mcp-2025-11-25",
+            "--transport",
+            "stdio",
+            "--client",
+            "retry-on-timeout",
+            "--server",
+            "plain",
+            "--retries",
+            "1",
+        ],
+    );
     let ledger = dir.join("ledger.jsonl");
     let evidence = dir.join("evidence");
     let out = mcp_once()
         .arg("replay")
         .arg(&t)
-        .args(["--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display())])
+        .args([
+            "--stdio",
+            &fixture(&ledger, ""),
+            "--args",
+            r#"{"amount":42}"#,
+            "--observe",
+            &format!("ledger:{}", ledger.display()),
+        ])
         .arg("--evidence")
         .arg(&evidence)
         .args(["--format", "json"])
@@ -74,7 +112,9 @@ fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
     assert_eq!(std::fs::read_to_string(&ledger).unwrap().lines().count(), 2, "the ledger has two lines");
 
     let records = evidence_records(&evidence);
-    let frames = |dir: &str, method: &str| records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == dir && r["frame"]["method"] == method).count();
+    let frames = |dir: &str, method: &str| {
+        records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == dir && r["frame"]["method"] == method).count()
+    };
     assert_eq!(frames("out", "tools/call"), 2, "both attempts are in the log");
     assert_eq!(frames("out", "notifications/cancelled"), 1);
     assert!(records.iter().any(|r| r["kind"] == "frame" && r["dir"] == "in"), "server frames are in the log");
@@ -94,12 +134,37 @@ fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
 #[test]
 fn a_durable_key_store_does_not_reproduce_the_volatile_store_trace() {
     let dir = temp("durable");
-    let t = trace(&dir, &["--profile", "sep-3182", "--transport", "stdio", "--client", "retry-on-disconnect", "--server", "key-volatile", "--key", "per-call", "--retries", "1", "--crashes", "1"]);
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "sep-3182",
+            "--transport",
+            "stdio",
+            "--client",
+            "retry-on-disconnect",
+            "--server",
+            "key-volatile",
+            "--key",
+            "per-call",
+            "--retries",
+            "1",
+            "--crashes",
+            "1",
+        ],
+    );
     let ledger = dir.join("ledger.jsonl");
     let out = mcp_once()
         .arg("replay")
         .arg(&t)
-        .args(["--stdio", &fixture(&ledger, "--variant key-durable"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display())])
+        .args([
+            "--stdio",
+            &fixture(&ledger, "--variant key-durable"),
+            "--args",
+            r#"{"amount":42}"#,
+            "--observe",
+            &format!("ledger:{}", ledger.display()),
+        ])
         .output()
         .unwrap();
     let stdout = text(&out.stdout);
@@ -111,7 +176,21 @@ fn a_durable_key_store_does_not_reproduce_the_volatile_store_trace() {
 #[test]
 fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
     let dir = temp("bad");
-    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "mcp-2025-11-25",
+            "--transport",
+            "stdio",
+            "--client",
+            "retry-on-timeout",
+            "--server",
+            "plain",
+            "--retries",
+            "1",
+        ],
+    );
     let t = t.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["replay", t, "--stdio", "x", "--observe", "disk:/tmp/x"], "--observe"),
@@ -119,7 +198,10 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
         (&["replay", t, "--stdio", "x", "--http", "http://127.0.0.1:1/mcp", "--observe", "ledger:l"], "not both"),
         (&["replay", t, "--stdio", "node 'unclosed", "--observe", "ledger:l"], "unbalanced quotes"),
         (&["replay", t, "--http", "ftp://host/x", "--observe", "ledger:l"], "--http"),
-        (&["replay", "/nonexistent/trace.itf.json", "--stdio", "x", "--observe", "ledger:l"], "/nonexistent/trace.itf.json"),
+        (
+            &["replay", "/nonexistent/trace.itf.json", "--stdio", "x", "--observe", "ledger:l"],
+            "/nonexistent/trace.itf.json",
+        ),
         (&["replay", t, "--stdio", "x", "--observe", "ledger:l", "--key-at", "header:x"], "--key-at"),
         (&["probe", "--stdio", "x", "--observe", "tool:"], "tool name"),
     ];
@@ -131,10 +213,16 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
         assert!(err.contains(names), "{args:?}: {err} should name {names}");
     }
     // A server command that cannot start is a diverged replay (exit 2) that says why.
-    let out = mcp_once().args(["replay", t, "--stdio", "/nonexistent/server --flag", "--observe", "ledger:/nonexistent/l"]).output().unwrap();
+    let out = mcp_once()
+        .args(["replay", t, "--stdio", "/nonexistent/server --flag", "--observe", "ledger:/nonexistent/l"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("DIVERGED: the server did not start: cannot start `/nonexistent/server --flag`"), "{stdout}");
+    assert!(
+        stdout.starts_with("DIVERGED: the server did not start: cannot start `/nonexistent/server --flag`"),
+        "{stdout}"
+    );
 }
 
 /// Start a replay that holds its first commit for a minute, wait until it is waiting for that
@@ -142,13 +230,38 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
 /// `interrupted` result, evidence kept, and no server left.
 fn interrupt_with(signal: nix::sys::signal::Signal, name: &str) {
     let dir = temp(name);
-    let t = trace(&dir, &["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout", "--server", "plain", "--retries", "1"]);
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "mcp-2025-11-25",
+            "--transport",
+            "stdio",
+            "--client",
+            "retry-on-timeout",
+            "--server",
+            "plain",
+            "--retries",
+            "1",
+        ],
+    );
     let ledger = dir.join("ledger.jsonl");
     let evidence = dir.join("evidence");
     let mut child = std::process::Command::new(BIN)
         .arg("replay")
         .arg(&t)
-        .args(["--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--window-ms", "60000", "--step-timeout-ms", "60000"])
+        .args([
+            "--stdio",
+            &fixture(&ledger, ""),
+            "--args",
+            r#"{"amount":42}"#,
+            "--observe",
+            &format!("ledger:{}", ledger.display()),
+            "--window-ms",
+            "60000",
+            "--step-timeout-ms",
+            "60000",
+        ])
         .arg("--evidence")
         .arg(&evidence)
         .stdout(std::process::Stdio::piped())
@@ -179,7 +292,10 @@ fn interrupt_with(signal: nix::sys::signal::Signal, name: &str) {
     let result: Value = serde_json::from_str(&std::fs::read_to_string(evidence.join("result.json")).unwrap()).unwrap();
     assert_eq!(result["verdict"], "interrupted");
     let records = evidence_records(&evidence);
-    assert!(records.iter().any(|r| r["kind"] == "frame" && r["frame"]["method"] == "tools/call"), "the evidence so far is kept");
+    assert!(
+        records.iter().any(|r| r["kind"] == "frame" && r["frame"]["method"] == "tools/call"),
+        "the evidence so far is kept"
+    );
     assert!(records.iter().any(|r| r["kind"] == "verdict" && r["verdict"] == "interrupted"));
     assert_groups_gone(&records);
 }
@@ -199,13 +315,26 @@ fn probe_json_has_the_conformance_suite_check_shape() {
     let dir = temp("probe");
     let ledger = dir.join("ledger.jsonl");
     let out = mcp_once()
-        .args(["probe", "--stdio", &fixture(&ledger, "--variant key-durable"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--key-at", "params", "--format", "json"])
+        .args([
+            "probe",
+            "--stdio",
+            &fixture(&ledger, "--variant key-durable"),
+            "--args",
+            r#"{"amount":42}"#,
+            "--observe",
+            &format!("ledger:{}", ledger.display()),
+            "--key-at",
+            "params",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "a failed check exits 1: {}{}", text(&out.stdout), text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let checks = v["checks"].as_array().unwrap();
-    let status = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))["status"].clone();
+    let status =
+        |id: &str| checks.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}"))["status"].clone();
     for c in checks {
         for field in ["id", "name", "description", "status", "timestamp"] {
             assert!(c[field].is_string(), "{field} in {c}");
@@ -220,10 +349,19 @@ fn probe_json_has_the_conformance_suite_check_shape() {
     assert_eq!(status("mcp-once-retry-after-timeout"), "FAILURE");
     assert_eq!(status("mcp-once-retry-after-restart"), "FAILURE");
     assert_eq!(status("mcp-once-framework-rerun"), "FAILURE");
-    for id in ["sep-3182-retry-with-key-after-restart", "sep-3182-completed-key-replay", "sep-3182-in-progress-rejected", "sep-3182-key-conflict", "sep-3182-survives-restart"] {
+    for id in [
+        "sep-3182-retry-with-key-after-restart",
+        "sep-3182-completed-key-replay",
+        "sep-3182-in-progress-rejected",
+        "sep-3182-key-conflict",
+        "sep-3182-survives-restart",
+    ] {
         assert_eq!(status(id), "SUCCESS", "{id}: {}", serde_json::to_string_pretty(checks).unwrap());
     }
-    assert!(!checks.iter().find(|c| c["id"] == "mcp-once-retry-after-timeout").unwrap()["specReferences"].as_array().unwrap().is_empty());
+    assert!(!checks.iter().find(|c| c["id"] == "mcp-once-retry-after-timeout").unwrap()["specReferences"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -231,13 +369,28 @@ fn probe_reports_a_volatile_key_store_that_loses_its_records_on_restart() {
     let dir = temp("probe-volatile");
     let ledger = dir.join("ledger.jsonl");
     let out = mcp_once()
-        .args(["probe", "--stdio", &fixture(&ledger, "--variant key-volatile"), "--args", r#"{"amount":42}"#, "--observe", &format!("ledger:{}", ledger.display()), "--key-at", "params", "--format", "json"])
+        .args([
+            "probe",
+            "--stdio",
+            &fixture(&ledger, "--variant key-volatile"),
+            "--args",
+            r#"{"amount":42}"#,
+            "--observe",
+            &format!("ledger:{}", ledger.display()),
+            "--key-at",
+            "params",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let check = |id: &str| v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap().clone();
     assert_eq!(check("sep-3182-survives-restart")["status"], "FAILURE");
-    assert!(check("sep-3182-survives-restart")["errorMessage"].as_str().unwrap().contains("does not survive a restart"));
+    assert!(check("sep-3182-survives-restart")["errorMessage"]
+        .as_str()
+        .unwrap()
+        .contains("does not survive a restart"));
     assert_eq!(check("sep-3182-retry-with-key-after-restart")["status"], "FAILURE");
     assert_eq!(check("sep-3182-completed-key-replay")["status"], "SUCCESS");
 }

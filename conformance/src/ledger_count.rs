@@ -36,11 +36,7 @@ pub struct Filter<'a> {
 impl Filter<'_> {
     /// Whether this JSON object line passes the filter.
     pub fn matches(&self, line: &Value) -> bool {
-        let found = if self.field.starts_with('/') {
-            line.pointer(self.field)
-        } else {
-            line.get(self.field)
-        };
+        let found = if self.field.starts_with('/') { line.pointer(self.field) } else { line.get(self.field) };
         found == Some(self.value)
     }
 }

@@ -24,9 +24,8 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("fixture-rust")
-            .join(format!("{name}-{}", std::process::id()));
+        let dir =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixture-rust").join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create scratch dir");
         Scratch(dir)
@@ -49,10 +48,7 @@ fn read_objects(path: &Path) -> Vec<Value> {
     match std::fs::read_to_string(path) {
         Ok(text) => text
             .lines()
-            .map(|l| {
-                serde_json::from_str(l)
-                    .unwrap_or_else(|e| panic!("bad line {l:?} in {}: {e}", path.display()))
-            })
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?} in {}: {e}", path.display())))
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => panic!("cannot read {}: {e}", path.display()),
@@ -67,12 +63,7 @@ fn wait_lines(path: &Path, n: usize) -> Vec<Value> {
         if lines.len() >= n {
             return lines;
         }
-        assert!(
-            Instant::now() < deadline,
-            "{}: {} line(s) after {BOUND:?}, wanted {n}",
-            path.display(),
-            lines.len()
-        );
+        assert!(Instant::now() < deadline, "{}: {} line(s) after {BOUND:?}, wanted {n}", path.display(), lines.len());
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -127,27 +118,13 @@ impl Fixture {
                 let _ = line_tx.send(line);
             }
         });
-        Fixture {
-            stdin: child.stdin.take(),
-            child,
-            frames,
-            stderr_lines,
-            stderr: log,
-            pending: Vec::new(),
-        }
+        Fixture { stdin: child.stdin.take(), child, frames, stderr_lines, stderr: log, pending: Vec::new() }
     }
 
     /// Spawn a stdio fixture and run the initialize handshake.
     fn stdio(variant: &str, ledger: &Path, extra: &[&str]) -> Fixture {
         let ledger = ledger.to_str().unwrap();
-        let mut args = vec![
-            "--transport",
-            "stdio",
-            "--variant",
-            variant,
-            "--ledger",
-            ledger,
-        ];
+        let mut args = vec!["--transport", "stdio", "--variant", variant, "--ledger", ledger];
         args.extend_from_slice(extra);
         let mut f = Fixture::spawn(&args);
         let init = f.request(
@@ -168,10 +145,7 @@ impl Fixture {
         let stdin = self.stdin.as_mut().expect("stdin open");
         let mut line = serde_json::to_vec(message).unwrap();
         line.push(b'\n');
-        stdin
-            .write_all(&line)
-            .and_then(|()| stdin.flush())
-            .expect("write to fixture stdin");
+        stdin.write_all(&line).and_then(|()| stdin.flush()).expect("write to fixture stdin");
     }
 
     /// Wait (bounded) for the response with this id.
@@ -183,9 +157,7 @@ impl Fixture {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.frames.recv_timeout(left) {
-                Ok(Ok(frame)) if &frame["id"] == id && frame.get("method").is_none() => {
-                    return frame
-                }
+                Ok(Ok(frame)) if &frame["id"] == id && frame.get("method").is_none() => return frame,
                 Ok(Ok(frame)) if frame.get("id").is_some() => self.pending.push(frame),
                 Ok(Ok(_notification)) => {}
                 Ok(Err(line)) => panic!("non-JSON line on the fixture's stdout: {line:?}"),
@@ -222,10 +194,7 @@ impl Fixture {
             match self.stderr_lines.recv_timeout(left) {
                 Ok(line) if line.contains(needle) => return line,
                 Ok(_) => {}
-                Err(_) => panic!(
-                    "no stderr line with {needle:?}; stderr so far:\n{}",
-                    self.stderr.lock().unwrap()
-                ),
+                Err(_) => panic!("no stderr line with {needle:?}; stderr so far:\n{}", self.stderr.lock().unwrap()),
             }
         }
     }
@@ -237,10 +206,7 @@ impl Fixture {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
                 return status;
             }
-            assert!(
-                Instant::now() < deadline,
-                "fixture still running after {BOUND:?}"
-            );
+            assert!(Instant::now() < deadline, "fixture still running after {BOUND:?}");
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -263,17 +229,12 @@ impl Drop for Fixture {
 
 /// The successful result of a response, or a panic showing the response.
 fn result(response: &Value) -> &Value {
-    assert!(
-        response.get("error").is_none(),
-        "unexpected error: {response}"
-    );
+    assert!(response.get("error").is_none(), "unexpected error: {response}");
     &response["result"]
 }
 
 fn error_type(response: &Value) -> &str {
-    response["error"]["data"]["type"]
-        .as_str()
-        .unwrap_or_else(|| panic!("not a typed error: {response}"))
+    response["error"]["data"]["type"].as_str().unwrap_or_else(|| panic!("not a typed error: {response}"))
 }
 
 fn text_of(response: &Value) -> &str {
@@ -299,10 +260,7 @@ fn plain_two_charges_two_lines_with_wire_ids() {
         }),
     );
     assert_eq!(text_of(&r1), "charged 42 usd");
-    assert_eq!(
-        result(&r1)["structuredContent"],
-        json!({"charged": 42, "ledger_line": 1})
-    );
+    assert_eq!(result(&r1)["structuredContent"], json!({"charged": 42, "ledger_line": 1}));
     // Same key again: plain never deduplicates. String id, key from _meta this time.
     let r2 = f.charge(
         json!("call-8"),
@@ -314,10 +272,7 @@ fn plain_two_charges_two_lines_with_wire_ids() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["request_id"], json!(7));
     assert_eq!(lines[1]["request_id"], json!("call-8"));
-    assert_eq!(
-        lines[0]["arguments"],
-        json!({"amount": 42, "currency": "usd", "key": "arg-key"})
-    );
+    assert_eq!(lines[0]["arguments"], json!({"amount": 42, "currency": "usd", "key": "arg-key"}));
     assert_eq!(lines[0]["idempotency_key"], "params-key");
     assert_eq!(lines[1]["idempotency_key"], "params-key");
     for line in &lines {
@@ -325,40 +280,24 @@ fn plain_two_charges_two_lines_with_wire_ids() {
         assert_eq!(line["pid"], json!(pid));
         assert_eq!(line["transport"], "stdio");
         assert_eq!(line["sdk"], "rust");
-        assert!(
-            line.get("record").is_none(),
-            "plain writes no record: {line}"
-        );
+        assert!(line.get("record").is_none(), "plain writes no record: {line}");
         let time = line["time"].as_str().unwrap();
-        assert!(
-            time.len() == 24 && time.ends_with('Z') && &time[10..11] == "T",
-            "{time}"
-        );
+        assert!(time.len() == 24 && time.ends_with('Z') && &time[10..11] == "T", "{time}");
     }
     // The key falls back to arguments.key, then null.
-    f.charge(
-        json!(9),
-        json!({"arguments": {"amount": 1, "key": "arg-key"}}),
-    );
+    f.charge(json!(9), json!({"arguments": {"amount": 1, "key": "arg-key"}}));
     f.charge(json!(10), json!({"arguments": {"amount": 1.5}}));
     let lines = wait_lines(&ledger, 4);
     assert_eq!(lines[2]["idempotency_key"], "arg-key");
     assert_eq!(lines[3]["idempotency_key"], Value::Null);
 
-    let count = f.request(
-        json!(11),
-        "tools/call",
-        json!({"name": "ledger_count", "arguments": {}}),
-    );
+    let count = f.request(json!(11), "tools/call", json!({"name": "ledger_count", "arguments": {}}));
     assert_eq!(result(&count)["structuredContent"], json!({"count": 4}));
     assert_eq!(text_of(&count), "4");
 
     // A bad call is refused without a ledger line.
     let bad = f.charge(json!(12), json!({"arguments": {"currency": "usd"}}));
-    assert!(
-        bad.get("error").is_some() || result(&bad)["isError"] == json!(true),
-        "{bad}"
-    );
+    assert!(bad.get("error").is_some() || result(&bad)["isError"] == json!(true), "{bad}");
     assert_eq!(read_objects(&ledger).len(), 4);
 
     // stdin EOF: the server exits by itself, status 0.
@@ -383,12 +322,12 @@ fn key_durable_replays_and_survives_sigkill() {
     let lines = read_objects(&ledger);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0]["idempotency_key"], "d-1");
-    assert_eq!(
-        lines[0]["record"]["structuredContent"],
-        result(&first)["structuredContent"]
-    );
+    assert_eq!(lines[0]["record"]["structuredContent"], result(&first)["structuredContent"]);
     // delay_* knobs are not part of the comparison.
-    let knobbed = f.charge(json!(4), json!({"arguments": {"amount": 5, "currency": "eur", "delay_before_ms": 1}, "idempotencyKey": "d-1"}));
+    let knobbed = f.charge(
+        json!(4),
+        json!({"arguments": {"amount": 5, "currency": "eur", "delay_before_ms": 1}, "idempotencyKey": "d-1"}),
+    );
     assert_eq!(result(&knobbed), result(&first));
 
     // SIGKILL, restart on the same ledger: the record was in the effect's own line.
@@ -399,19 +338,13 @@ fn key_durable_replays_and_survives_sigkill() {
     assert_eq!(read_objects(&ledger).len(), 1);
 
     // Same key, other arguments: conflict, nothing runs.
-    let conflict = f.charge(
-        json!(3),
-        json!({"arguments": {"amount": 6, "currency": "eur"}, "idempotencyKey": "d-1"}),
-    );
+    let conflict = f.charge(json!(3), json!({"arguments": {"amount": 6, "currency": "eur"}, "idempotencyKey": "d-1"}));
     assert_eq!(error_type(&conflict), "idempotency_key_conflict");
     assert_eq!(conflict["error"]["data"]["idempotencyKey"], "d-1");
     assert_eq!(read_objects(&ledger).len(), 1);
 
     // A new key runs.
-    f.charge(
-        json!(4),
-        json!({"arguments": {"amount": 5, "currency": "eur"}, "idempotencyKey": "d-2"}),
-    );
+    f.charge(json!(4), json!({"arguments": {"amount": 5, "currency": "eur"}, "idempotencyKey": "d-2"}));
     assert_eq!(read_objects(&ledger).len(), 2);
 }
 
@@ -432,11 +365,7 @@ fn key_volatile_forgets_on_restart() {
     let mut f = Fixture::stdio("key-volatile", &ledger, &[]);
     let after = f.charge(json!(2), call);
     assert_eq!(text_of(&after), "charged 3");
-    assert_eq!(
-        read_objects(&ledger).len(),
-        2,
-        "the record died with the process"
-    );
+    assert_eq!(read_objects(&ledger).len(), 2, "the record died with the process");
 }
 
 #[test]
@@ -446,51 +375,32 @@ fn key_after_effect_sigkill_between_effect_and_record_runs_twice() {
     let keys = keys_file(&ledger);
 
     let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
-    f.send_charge(
-        json!(2),
-        json!({"arguments": {"amount": 8, "delay_after_ms": 60000}, "idempotencyKey": "ae-1"}),
-    );
+    f.send_charge(json!(2), json!({"arguments": {"amount": 8, "delay_after_ms": 60000}, "idempotencyKey": "ae-1"}));
     let lines = wait_lines(&ledger, 1);
     assert!(lines[0].get("record").is_none(), "{lines:?}");
     f.kill(); // SIGKILL inside delay_after_ms: effect on disk, no key record
     assert!(read_objects(&keys).is_empty());
 
     let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
-    let retry = f.charge(
-        json!(2),
-        json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}),
-    );
+    let retry = f.charge(json!(2), json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}));
     assert_eq!(text_of(&retry), "charged 8");
-    assert_eq!(
-        read_objects(&ledger).len(),
-        2,
-        "the retry ran the effect again"
-    );
+    assert_eq!(read_objects(&ledger).len(), 2, "the retry ran the effect again");
     let records = read_objects(&keys);
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["idempotency_key"], "ae-1");
 
     // Now the record exists: repeats replay, also after a restart.
     assert_eq!(
-        result(&f.charge(
-            json!(3),
-            json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"})
-        )),
+        result(&f.charge(json!(3), json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}))),
         result(&retry)
     );
     f.kill();
     let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
     assert_eq!(
-        result(&f.charge(
-            json!(2),
-            json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"})
-        )),
+        result(&f.charge(json!(2), json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}))),
         result(&retry)
     );
-    let conflict = f.charge(
-        json!(3),
-        json!({"arguments": {"amount": 9}, "idempotencyKey": "ae-1"}),
-    );
+    let conflict = f.charge(json!(3), json!({"arguments": {"amount": 9}, "idempotencyKey": "ae-1"}));
     assert_eq!(error_type(&conflict), "idempotency_key_conflict");
     assert_eq!(read_objects(&ledger).len(), 2);
 }
@@ -501,27 +411,15 @@ fn in_progress_duplicate(variant: &str) {
     let dir = Scratch::new(&format!("in-progress-{variant}"));
     let ledger = dir.ledger();
     let mut f = Fixture::stdio(variant, &ledger, &[]);
-    f.send_charge(
-        json!(2),
-        json!({"arguments": {"amount": 4, "delay_after_ms": 3000}, "idempotencyKey": "ip-1"}),
-    );
+    f.send_charge(json!(2), json!({"arguments": {"amount": 4, "delay_after_ms": 3000}, "idempotencyKey": "ip-1"}));
     wait_lines(&ledger, 1); // the first call is committed and now in its delay_after_ms
-    let dup = f.charge(
-        json!(3),
-        json!({"arguments": {"amount": 4}, "idempotencyKey": "ip-1"}),
-    );
+    let dup = f.charge(json!(3), json!({"arguments": {"amount": 4}, "idempotencyKey": "ip-1"}));
     assert_eq!(error_type(&dup), "idempotency_key_in_progress", "{dup}");
     assert_eq!(dup["error"]["data"]["idempotencyKey"], "ip-1");
     assert_eq!(dup["error"]["code"], -32000);
-    assert!(
-        f.pending.is_empty(),
-        "the first call replied before the duplicate was refused"
-    );
+    assert!(f.pending.is_empty(), "the first call replied before the duplicate was refused");
     // Different arguments while running: conflict.
-    let other = f.charge(
-        json!(4),
-        json!({"arguments": {"amount": 5}, "idempotencyKey": "ip-1"}),
-    );
+    let other = f.charge(json!(4), json!({"arguments": {"amount": 5}, "idempotencyKey": "ip-1"}));
     assert_eq!(error_type(&other), "idempotency_key_conflict", "{other}");
     let first = f.response(&json!(2));
     assert_eq!(text_of(&first), "charged 4");
@@ -577,12 +475,7 @@ fn key_expiring_record_older_than_retention_is_absent() {
 
 #[test]
 fn without_a_key_every_variant_is_plain() {
-    for variant in [
-        "key-volatile",
-        "key-durable",
-        "key-after-effect",
-        "key-expiring",
-    ] {
+    for variant in ["key-volatile", "key-durable", "key-after-effect", "key-expiring"] {
         let dir = Scratch::new(&format!("nokey-{variant}"));
         let ledger = dir.ledger();
         let mut f = Fixture::stdio(variant, &ledger, &[]);
@@ -595,16 +488,8 @@ fn without_a_key_every_variant_is_plain() {
 
 #[test]
 fn bad_command_line_exits_2_with_one_line() {
-    for args in [
-        &[][..],
-        &["--ledger", "x", "--variant", "nope"][..],
-        &["--ledger", "x", "--port", "70000"][..],
-    ] {
-        let out = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run");
+    for args in [&[][..], &["--ledger", "x", "--variant", "nope"][..], &["--ledger", "x", "--port", "70000"][..]] {
+        let out = Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
@@ -623,18 +508,12 @@ struct HttpReply {
 
 impl HttpReply {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The JSON-RPC messages in the body: a JSON body, or the `data:` of each SSE event.
     fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|t| t.starts_with("text/event-stream"))
-        {
+        if self.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
             let body = self.body.replace("\r\n", "\n");
             body.split("\n\n")
                 .filter_map(|event| {
@@ -644,8 +523,7 @@ impl HttpReply {
                         .map(|d| d.strip_prefix(' ').unwrap_or(d))
                         .collect();
                     let data = data.join("\n");
-                    (!data.trim().is_empty())
-                        .then(|| serde_json::from_str(&data).expect("SSE data is JSON"))
+                    (!data.trim().is_empty()).then(|| serde_json::from_str(&data).expect("SSE data is JSON"))
                 })
                 .collect()
         } else if self.body.trim().is_empty() {
@@ -675,63 +553,35 @@ fn post(port: u16, host: &str, headers: &[(&str, &str)], body: &str) -> HttpRepl
     let mut buf = [0u8; 8192];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        assert!(
-            !left.is_zero(),
-            "HTTP response not complete within {BOUND:?}: {:?}",
-            String::from_utf8_lossy(&raw)
-        );
+        assert!(!left.is_zero(), "HTTP response not complete within {BOUND:?}: {:?}", String::from_utf8_lossy(&raw));
         stream.set_read_timeout(Some(left)).unwrap();
         match stream.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => raw.extend_from_slice(&buf[..n]),
-            Err(e) => panic!(
-                "HTTP read failed: {e}; so far {:?}",
-                String::from_utf8_lossy(&raw)
-            ),
+            Err(e) => panic!("HTTP read failed: {e}; so far {:?}", String::from_utf8_lossy(&raw)),
         }
     }
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("end of HTTP head");
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("end of HTTP head");
     let head = String::from_utf8(raw[..split].to_vec()).unwrap();
     let mut body = raw[split + 4..].to_vec();
     let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let chunked = headers.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
-    });
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    let chunked =
+        headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked"));
     if chunked {
         body = dechunk(&body);
     }
-    HttpReply {
-        status,
-        headers,
-        body: String::from_utf8(body).unwrap(),
-    }
+    HttpReply { status, headers, body: String::from_utf8(body).unwrap() }
 }
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
-        let eol = data
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("chunk size line");
+        let eol = data.windows(2).position(|w| w == b"\r\n").expect("chunk size line");
         let size_text = std::str::from_utf8(&data[..eol]).unwrap();
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
-            .expect("chunk size");
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).expect("chunk size");
         data = &data[eol + 2..];
         if size == 0 {
             return out;
@@ -774,65 +624,42 @@ fn http_charge_records_one_line_and_rejects_foreign_host_and_origin() {
         .to_string(),
     );
     assert_eq!(init.status, 200, "{}", init.body);
-    let session = init
-        .header("mcp-session-id")
-        .expect("session id")
-        .to_string();
+    let session = init.header("mcp-session-id").expect("session id").to_string();
     let init_messages = init.messages();
     assert!(
-        init_messages
-            .iter()
-            .any(|m| m["id"] == 0 && m["result"]["protocolVersion"] == "2025-11-25"),
+        init_messages.iter().any(|m| m["id"] == 0 && m["result"]["protocolVersion"] == "2025-11-25"),
         "{}",
         init.body
     );
-    let session_headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
+    let session_headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
 
-    let initialized = post(
-        port,
-        &host,
-        &session_headers,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    let initialized = post(port, &host, &session_headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     assert_eq!(initialized.status, 202, "{}", initialized.body);
 
     let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "name": "charge", "arguments": {"amount": 9, "currency": "chf"}, "idempotencyKey": "h-1"}});
-    let reply = post(
-        port,
-        &format!("localhost:{port}"),
-        &session_headers,
-        &call.to_string(),
-    );
+    let reply = post(port, &format!("localhost:{port}"), &session_headers, &call.to_string());
     assert_eq!(reply.status, 200, "{}", reply.body);
-    let response = reply
-        .messages()
-        .into_iter()
-        .find(|m| m["id"] == 5)
-        .expect("response to id 5");
+    let response = reply.messages().into_iter().find(|m| m["id"] == 5).expect("response to id 5");
     assert_eq!(text_of(&response), "charged 9 chf");
 
     let lines = read_objects(&ledger);
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0]["request_id"], json!(5));
     assert_eq!(lines[0]["transport"], "http");
-    assert_eq!(
-        lines[0]["idempotency_key"], "h-1",
-        "params.idempotencyKey reached the handler over HTTP"
-    );
+    assert_eq!(lines[0]["idempotency_key"], "h-1", "params.idempotencyKey reached the handler over HTTP");
     assert_eq!(lines[0]["pid"], json!(f.child.id()));
 
     // Same key over HTTP: replayed, no new line.
-    let again = post(port, &host, &session_headers, &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
-        "params": {"name": "charge", "arguments": {"amount": 9, "currency": "chf"}, "idempotencyKey": "h-1"}}).to_string());
-    let again = again
-        .messages()
-        .into_iter()
-        .find(|m| m["id"] == 6)
-        .expect("response to id 6");
+    let again = post(
+        port,
+        &host,
+        &session_headers,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        "params": {"name": "charge", "arguments": {"amount": 9, "currency": "chf"}, "idempotencyKey": "h-1"}})
+        .to_string(),
+    );
+    let again = again.messages().into_iter().find(|m| m["id"] == 6).expect("response to id 6");
     assert_eq!(result(&again), result(&response));
 
     // DNS-rebinding protection: foreign Host or Origin → 403, nothing runs.
@@ -851,10 +678,7 @@ fn http_charge_records_one_line_and_rejects_foreign_host_and_origin() {
 
     // SIGTERM: the process exits promptly with status 0.
     let mut f = f;
-    let status = Command::new("kill")
-        .args(["-TERM", &f.child.id().to_string()])
-        .status()
-        .expect("run kill");
+    let status = Command::new("kill").args(["-TERM", &f.child.id().to_string()]).status().expect("run kill");
     assert!(status.success());
     let exit = f.wait_exit();
     assert_eq!(exit.code(), Some(0), "{exit:?}");

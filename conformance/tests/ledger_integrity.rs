@@ -132,15 +132,13 @@ impl Server {
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {argv:?}: {e}"));
         let stdout = child.stdout.take().expect("stdout");
-        let stdout_pipe = std::fs::metadata(format!("/proc/self/fd/{}", stdout.as_raw_fd()))
-            .expect("stat the stdout pipe")
-            .ino();
+        let stdout_pipe =
+            std::fs::metadata(format!("/proc/self/fd/{}", stdout.as_raw_fd())).expect("stat the stdout pipe").ino();
         let (tx, frames) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let frame = serde_json::from_str::<Value>(&line)
-                    .unwrap_or_else(|_| json!({"non-json": line}));
+                let frame = serde_json::from_str::<Value>(&line).unwrap_or_else(|_| json!({"non-json": line}));
                 if tx.send(frame).is_err() {
                     break;
                 }
@@ -174,7 +172,9 @@ impl Server {
                 Ok(f) if f.get("id").is_some() && f.get("method").is_none() => return f,
                 Ok(f) if f.get("non-json").is_some() => panic!("non-JSON line on stdout: {f}"),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => panic!("no response within {BOUND:?}; stderr:\n{}", self.stderr_text()),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response within {BOUND:?}; stderr:\n{}", self.stderr_text())
+                }
                 Err(RecvTimeoutError::Disconnected) => panic!("stdout closed; stderr:\n{}", self.stderr_text()),
             }
         }
@@ -455,12 +455,10 @@ fn fsync_precedes_reply(sdk: Sdk) {
     let scratch = Scratch::new(&format!("strace-{}", sdk.name()));
     let ledger = scratch.0.join("ledger.jsonl");
     let log_path = scratch.0.join("strace.log");
-    let mut argv: Vec<String> = [
-        "strace", "-f", "-y", "-qq", "-s", "65536", "-e",
-        "trace=write,writev,pwrite64,pwritev,fsync,fdatasync", "-o",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut argv: Vec<String> =
+        ["strace", "-f", "-y", "-qq", "-s", "65536", "-e", "trace=write,writev,pwrite64,pwritev,fsync,fdatasync", "-o"]
+            .map(String::from)
+            .to_vec();
     argv.push(log_path.display().to_string());
     argv.push("--".into());
     argv.extend(sdk.argv(&ledger));

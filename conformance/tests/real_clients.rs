@@ -117,7 +117,10 @@ impl Scenario {
 
     fn transport(self) -> &'static str {
         match self {
-            Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => "stdio",
+            Scenario::TimeoutStdio
+            | Scenario::KillStdio
+            | Scenario::CancelBeforeCommitStdio
+            | Scenario::FrameworkRerunStdio => "stdio",
             Scenario::TimeoutHttp => "http",
         }
     }
@@ -132,7 +135,9 @@ impl Scenario {
     /// The `charge` arguments the client sends (and the ledger must record).
     fn arguments(self) -> Value {
         match self {
-            Scenario::CancelBeforeCommitStdio => json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0}),
+            Scenario::CancelBeforeCommitStdio => {
+                json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0})
+            }
             Scenario::FrameworkRerunStdio => json!({"amount": 42}),
             _ => json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}),
         }
@@ -141,7 +146,9 @@ impl Scenario {
     /// The client script's options for the delays.
     fn delay_options(self) -> Vec<String> {
         match self {
-            Scenario::CancelBeforeCommitStdio => vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()],
+            Scenario::CancelBeforeCommitStdio => {
+                vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()]
+            }
             Scenario::FrameworkRerunStdio => vec![],
             _ => vec!["--delay-after-ms".into(), DELAY_AFTER_MS.to_string()],
         }
@@ -194,7 +201,10 @@ fn first_call_id(client: ClientSdk, server: Sdk) -> i64 {
 }
 
 fn paths() -> FixturePaths {
-    FixturePaths { fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
+    FixturePaths {
+        fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
+    }
 }
 
 /// The argv that starts `client`'s scenario script; a missing install fails the test.
@@ -202,7 +212,10 @@ fn client_argv(client: ClientSdk) -> Vec<String> {
     let dir = paths().fixtures_dir;
     match client {
         ClientSdk::TypeScript => {
-            assert!(dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir(), "the TypeScript SDK is not installed: run conformance/fixtures/install.sh");
+            assert!(
+                dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir(),
+                "the TypeScript SDK is not installed: run conformance/fixtures/install.sh"
+            );
             vec!["node".into(), dir.join("typescript/scenario-client.mjs").display().to_string()]
         }
         ClientSdk::Python => {
@@ -220,7 +233,8 @@ fn client_argv(client: ClientSdk) -> Vec<String> {
 
 /// A scratch folder for one case.
 fn scratch(label: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("real-clients").join(format!("{label}-{}", std::process::id()));
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("real-clients").join(format!("{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -356,7 +370,8 @@ struct Outcome {
 
 fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let _slot = Slot::take();
-    let label = format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.label());
+    let label =
+        format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.label());
     let dir = scratch(&label);
     let ledger = dir.join("ledger.jsonl");
     let started = Instant::now();
@@ -375,7 +390,8 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let mut http_server = None;
     match scenario {
         Scenario::TimeoutHttp => {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+            let port =
+                std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
             let extra = ["--transport".to_string(), "http".into(), "--port".into(), port.to_string()];
             let server_argv = fixtures.argv(server, &ledger, &extra).unwrap_or_else(|e| panic!("{e}"));
             let spawned = spawn(&server_argv, false);
@@ -395,7 +411,10 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
             argv.extend(["--url".into(), format!("http://127.0.0.1:{port}/mcp")]);
             http_server = Some(spawned);
         }
-        Scenario::TimeoutStdio | Scenario::KillStdio | Scenario::CancelBeforeCommitStdio | Scenario::FrameworkRerunStdio => {
+        Scenario::TimeoutStdio
+        | Scenario::KillStdio
+        | Scenario::CancelBeforeCommitStdio
+        | Scenario::FrameworkRerunStdio => {
             argv.extend(["--stdio".into(), "--".into()]);
             argv.extend(fixtures.argv(server, &ledger, &[]).unwrap_or_else(|e| panic!("{e}")));
         }
@@ -413,23 +432,41 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     if let Some(status) = status.filter(|s| !s.success()) {
         problems.push(format!("the client exited with {status}"));
     }
-    let summary: Value = String::from_utf8_lossy(&stdout).lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
+    let summary: Value = String::from_utf8_lossy(&stdout)
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
     if let Some(server) = &http_server {
         server.stop();
     }
 
     let bytes = std::fs::read(&ledger).unwrap_or_default();
     let count = ledger_count::count(&bytes, None);
-    let lines: Vec<Value> = String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     // Every server process that wrote a line is gone now that its client has exited (stdio: the
     // SDK's transport closed it; http: stopped above).
     for pid in lines.iter().filter_map(|l| l["pid"].as_i64()) {
         if !gone_within(pid as i32, EXIT_BOUND) {
-            problems.push(format!("server pid {pid} was still running {EXIT_BOUND:?} after its client exited (SIGKILLed now)"));
+            problems.push(format!(
+                "server pid {pid} was still running {EXIT_BOUND:?} after its client exited (SIGKILLed now)"
+            ));
         }
     }
     let client_stderr = proc.stderr_so_far();
-    Outcome { label, client, server, scenario, summary, ledger: lines, count, wall: started.elapsed(), problems, client_stderr }
+    Outcome {
+        label,
+        client,
+        server,
+        scenario,
+        summary,
+        ledger: lines,
+        count,
+        wall: started.elapsed(),
+        problems,
+        client_stderr,
+    }
 }
 
 /// Checks one outcome; returns the problems found (empty: the case passed).
@@ -442,7 +479,10 @@ fn check(o: &Outcome) -> Vec<String> {
     };
     let s = &o.summary;
     expect(s["failure"].is_null(), format!("the client script failed: {}", s["failure"]));
-    expect(s["client"] == o.client.as_str() && s["client_sdk_version"] == o.client.version(), format!("client {} {}", s["client"], s["client_sdk_version"]));
+    expect(
+        s["client"] == o.client.as_str() && s["client_sdk_version"] == o.client.version(),
+        format!("client {} {}", s["client"], s["client_sdk_version"]),
+    );
     expect(s["transport"] == o.scenario.transport(), format!("transport {}", s["transport"]));
 
     // The ledger: two effects for the one logical call (one in the contrast case on the Python
@@ -451,7 +491,10 @@ fn check(o: &Outcome) -> Vec<String> {
     expect(o.count.effects == effects, format!("{} effects in the ledger, want {effects}", o.count.effects));
     expect(!o.count.torn_tail && o.count.malformed.is_empty(), format!("ledger damaged: {:?}", o.count));
     for line in &o.ledger {
-        expect(line["sdk"] == o.server.as_str() && line["transport"] == o.scenario.transport(), format!("ledger line from another server: {line}"));
+        expect(
+            line["sdk"] == o.server.as_str() && line["transport"] == o.scenario.transport(),
+            format!("ledger line from another server: {line}"),
+        );
         expect(line["arguments"] == o.scenario.arguments(), format!("arguments as sent: {line}"));
     }
 
@@ -460,13 +503,29 @@ fn check(o: &Outcome) -> Vec<String> {
     if o.scenario == Scenario::FrameworkRerunStdio {
         // The node ran three times (the default RetryPolicy's max_attempts), each tool call
         // succeeded, the graph finally raised the node's ConnectionError.
-        expect(s["langgraph_version"] == "1.2.24" && s["adapters_version"] == "0.3.2", format!("langgraph {} adapters {}", s["langgraph_version"], s["adapters_version"]));
-        expect(attempts.len() == 3 && attempts.iter().all(|a| a["ok"] == true && a["text"] == "charged 42"), format!("3 node attempts, each charge answered: {attempts:?}"));
-        expect(s["graph_error"]["class"] == "ConnectionError", format!("the graph raised the node's ConnectionError: {}", s["graph_error"]));
+        expect(
+            s["langgraph_version"] == "1.2.24" && s["adapters_version"] == "0.3.2",
+            format!("langgraph {} adapters {}", s["langgraph_version"], s["adapters_version"]),
+        );
+        expect(
+            attempts.len() == 3 && attempts.iter().all(|a| a["ok"] == true && a["text"] == "charged 42"),
+            format!("3 node attempts, each charge answered: {attempts:?}"),
+        );
+        expect(
+            s["graph_error"]["class"] == "ConnectionError",
+            format!("the graph raised the node's ConnectionError: {}", s["graph_error"]),
+        );
         // One session for get_tools, then one per tool call, each a new server process.
-        expect(connections.len() == 4 && connections.iter().all(|c| c["protocol_version"] == expected_revision(o.client, o.server)), format!("4 sessions at 2025-11-25: {connections:?}"));
+        expect(
+            connections.len() == 4
+                && connections.iter().all(|c| c["protocol_version"] == expected_revision(o.client, o.server)),
+            format!("4 sessions at 2025-11-25: {connections:?}"),
+        );
         let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
-        expect(ids.iter().all(|id| **id == json!(first_call_id(o.client, o.server))), format!("every line carries request id 1: {ids:?}"));
+        expect(
+            ids.iter().all(|id| **id == json!(first_call_id(o.client, o.server))),
+            format!("every line carries request id 1: {ids:?}"),
+        );
         let mut pids: Vec<i64> = o.ledger.iter().filter_map(|l| l["pid"].as_i64()).collect();
         pids.sort_unstable();
         pids.dedup();
@@ -480,53 +539,93 @@ fn check(o: &Outcome) -> Vec<String> {
     let (first, retry) = (&attempts[0], &attempts[1]);
     expect(retry["ok"] == true && retry["text"] == "charged 42", format!("the retry succeeded: {retry}"));
     for c in &connections {
-        expect(c["protocol_version"] == expected_revision(o.client, o.server), format!("negotiated {}, want {}", c["protocol_version"], expected_revision(o.client, o.server)));
+        expect(
+            c["protocol_version"] == expected_revision(o.client, o.server),
+            format!("negotiated {}, want {}", c["protocol_version"], expected_revision(o.client, o.server)),
+        );
     }
     let ids: Vec<&Value> = o.ledger.iter().map(|l| &l["request_id"]).collect();
     let pids: Vec<&Value> = o.ledger.iter().map(|l| &l["pid"]).collect();
-    let sent: Vec<&Value> = if effects == 2 { vec![&first["request_id"], &retry["request_id"]] } else { vec![&retry["request_id"]] };
+    let sent: Vec<&Value> =
+        if effects == 2 { vec![&first["request_id"], &retry["request_id"]] } else { vec![&retry["request_id"]] };
     expect(ids == sent, format!("ledger ids {ids:?} are the ids the SDK sent for the committed attempts {sent:?}"));
 
     match o.scenario {
         Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => {
             // The SDK's own timeout: -32001 after about the 1 s given, well before the reply
             // (held 3 s, or 2.5 s) could have come; then its own notifications/cancelled for that id.
-            expect(first["ok"] == false && first["error"]["code"] == -32001, format!("attempt 1 failed with -32001 (request timeout): {first}"));
+            expect(
+                first["ok"] == false && first["error"]["code"] == -32001,
+                format!("attempt 1 failed with -32001 (request timeout): {first}"),
+            );
             let message = first["error"]["message"].as_str().unwrap_or_default();
             match o.client {
-                ClientSdk::TypeScript => expect(message == "MCP error -32001: Request timed out" && first["error"]["data"] == json!({"timeout": TIMEOUT_MS}), format!("TS timeout error: {first}")),
-                ClientSdk::Python => expect(message == "Request 'tools/call' timed out", format!("Python timeout error: {first}")),
+                ClientSdk::TypeScript => expect(
+                    message == "MCP error -32001: Request timed out"
+                        && first["error"]["data"] == json!({"timeout": TIMEOUT_MS}),
+                    format!("TS timeout error: {first}"),
+                ),
+                ClientSdk::Python => {
+                    expect(message == "Request 'tools/call' timed out", format!("Python timeout error: {first}"))
+                }
                 ClientSdk::LangGraph => unreachable!("LangGraph only runs scenario 4"),
             }
             let ms = first["ms"].as_u64().unwrap_or(0);
             expect((TIMEOUT_MS - 10..o.scenario.hold_ms()).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
             let cancelled = s["cancelled"].as_array().cloned().unwrap_or_default();
-            expect(cancelled.len() == 1 && cancelled[0]["requestId"] == first["request_id"], format!("one notifications/cancelled for id {}: {cancelled:?}", first["request_id"]));
+            expect(
+                cancelled.len() == 1 && cancelled[0]["requestId"] == first["request_id"],
+                format!("one notifications/cancelled for id {}: {cancelled:?}", first["request_id"]),
+            );
             // One connection, one server process, two ids on it. (The Python server interrupts
             // the cancelled handler, but only during delay_after_ms: its commit came first.)
             expect(connections.len() == 1, format!("{} connections, want 1", connections.len()));
-            expect(first["request_id"] != retry["request_id"], format!("two distinct ids on one connection: {first} {retry}"));
+            expect(
+                first["request_id"] != retry["request_id"],
+                format!("two distinct ids on one connection: {first} {retry}"),
+            );
             expect(pids.iter().all(|p| p == &pids[0]), format!("every effect from one server process: {pids:?}"));
             expect(retry["ledger_line"] == effects, format!("the retry's reply names ledger line {effects}: {retry}"));
             if o.scenario == Scenario::TimeoutStdio && o.client == ClientSdk::TypeScript {
-                expect(&connections[0]["pid"] == pids[0], format!("the ledger pid is the one the SDK spawned: {}", connections[0]["pid"]));
+                expect(
+                    &connections[0]["pid"] == pids[0],
+                    format!("the ledger pid is the one the SDK spawned: {}", connections[0]["pid"]),
+                );
             }
         }
         Scenario::FrameworkRerunStdio => unreachable!("checked above"),
         Scenario::KillStdio => {
             // The SDK sees the pipe close: -32000 Connection closed, at once.
-            expect(first["ok"] == false && first["error"]["code"] == -32000, format!("attempt 1 failed with -32000: {first}"));
+            expect(
+                first["ok"] == false && first["error"]["code"] == -32000,
+                format!("attempt 1 failed with -32000: {first}"),
+            );
             let message = first["error"]["message"].as_str().unwrap_or_default();
             expect(message.ends_with("Connection closed"), format!("attempt 1: Connection closed: {first}"));
-            expect(s["killed_pid"] == *pids[0], format!("the killed pid {} wrote the first line {}", s["killed_pid"], pids[0]));
-            expect(s["cancelled"].as_array().is_some_and(|c| c.is_empty()), format!("no cancellation on a dead connection: {}", s["cancelled"]));
-            expect(connections.len() == 2, format!("{} connections, want 2 (a new server process for the retry)", connections.len()));
+            expect(
+                s["killed_pid"] == *pids[0],
+                format!("the killed pid {} wrote the first line {}", s["killed_pid"], pids[0]),
+            );
+            expect(
+                s["cancelled"].as_array().is_some_and(|c| c.is_empty()),
+                format!("no cancellation on a dead connection: {}", s["cancelled"]),
+            );
+            expect(
+                connections.len() == 2,
+                format!("{} connections, want 2 (a new server process for the retry)", connections.len()),
+            );
             expect(pids[0] != pids[1], format!("the retry ran on another process: {pids:?}"));
             // Ids start over with the new process and transport: both lines carry the same id.
             let want = first_call_id(o.client, o.server);
-            expect(*ids[0] == json!(want) && *ids[1] == json!(want), format!("both lines carry request id {want}: {ids:?}"));
+            expect(
+                *ids[0] == json!(want) && *ids[1] == json!(want),
+                format!("both lines carry request id {want}: {ids:?}"),
+            );
             if o.client == ClientSdk::TypeScript {
-                expect(&connections[0]["pid"] == pids[0] && &connections[1]["pid"] == pids[1], "the ledger pids are the ones the SDK spawned".into());
+                expect(
+                    &connections[0]["pid"] == pids[0] && &connections[1]["pid"] == pids[1],
+                    "the ledger pids are the ones the SDK spawned".into(),
+                );
             }
         }
     }
@@ -553,7 +652,11 @@ fn scenario_cases(scenario: Scenario) {
     for o in &outcomes {
         let problems = check(o);
         // What the caller saw first: the first attempt's error, or for LangGraph the graph's.
-        let first = if o.scenario == Scenario::FrameworkRerunStdio { json!({"error": {"code": o.summary["graph_error"]["class"], "message": o.summary["graph_error"]["message"]}}) } else { o.summary["attempts"][0].clone() };
+        let first = if o.scenario == Scenario::FrameworkRerunStdio {
+            json!({"error": {"code": o.summary["graph_error"]["class"], "message": o.summary["graph_error"]["message"]}})
+        } else {
+            o.summary["attempts"][0].clone()
+        };
         println!(
             "{:<62} effects={} ids={} pids={} first error={} {} revision={} wall={:.1}s {}",
             o.label,
@@ -567,7 +670,13 @@ fn scenario_cases(scenario: Scenario) {
             if problems.is_empty() { "ok" } else { "FAILED" }
         );
         if !problems.is_empty() {
-            failures.push(format!("{}:\n  - {}\n  summary: {}\n  client stderr:\n{}", o.label, problems.join("\n  - "), o.summary, o.client_stderr));
+            failures.push(format!(
+                "{}:\n  - {}\n  summary: {}\n  client stderr:\n{}",
+                o.label,
+                problems.join("\n  - "),
+                o.summary,
+                o.client_stderr
+            ));
         }
     }
     println!("{scenario:?}: {} cases in {:.1}s", outcomes.len(), started.elapsed().as_secs_f64());

@@ -16,7 +16,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn paths() -> FixturePaths {
-    FixturePaths { fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
+    FixturePaths {
+        fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
+    }
 }
 
 /// Runner options for a fixture; a fixture that is not installed fails the test.
@@ -99,11 +102,25 @@ fn rust_sdk_confirms_the_four_scenarios() {
 #[test]
 fn kill_restart_reuses_request_id_1_on_both_lines() {
     // Scenario 2 as the problem statement has it: request ids restart with the process.
-    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnDisconnect, KeyLifetime::None, ServerImpl::Plain, 1, 1, false).unwrap();
+    let (trace, profile) = model_trace(
+        "mcp-2025-11-25",
+        Transport::Stdio,
+        ClientPolicy::RetryOnDisconnect,
+        KeyLifetime::None,
+        ServerImpl::Plain,
+        1,
+        1,
+        false,
+    )
+    .unwrap();
     let dir = scratch("ids-restart");
     let result = run(&trace, profile, options(Sdk::TypeScript, Transport::Stdio, &dir, &[]), "ids");
     assert_verdict(&result, Verdict::Confirmed, 2, "ids");
-    let lines: Vec<Value> = std::fs::read_to_string(dir.join("ledger.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = std::fs::read_to_string(dir.join("ledger.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.iter().map(|l| l["request_id"].clone()).collect::<Vec<_>>(), vec![json!(1), json!(1)]);
     assert_ne!(lines[0]["pid"], lines[1]["pid"], "the retry ran on the restarted process");
 }
@@ -112,7 +129,17 @@ fn kill_restart_reuses_request_id_1_on_both_lines() {
 fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation() {
     // The Python SDK interrupts a cancelled handler: the stdio trace in which the commit comes
     // after the cancellation does not double-execute there.
-    let (trace, profile) = model_trace("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnTimeout, KeyLifetime::None, ServerImpl::Plain, 1, 0, false).unwrap();
+    let (trace, profile) = model_trace(
+        "mcp-2025-11-25",
+        Transport::Stdio,
+        ClientPolicy::RetryOnTimeout,
+        KeyLifetime::None,
+        ServerImpl::Plain,
+        1,
+        0,
+        false,
+    )
+    .unwrap();
     let dir = scratch("python-cancel");
     let result = run(&trace, profile, options(Sdk::Python, Transport::Stdio, &dir, &[]), "python-cancel");
     assert_verdict(&result, Verdict::NotReproduced, 1, "python-cancel");
@@ -123,10 +150,34 @@ fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation
 #[test]
 fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
     for transport in [Transport::Stdio, Transport::Http] {
-        let (volatile_trace, profile) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyVolatile, 1, 1, false).unwrap();
-        let (after_trace, _) = model_trace("sep-3182", transport, ClientPolicy::RetryOnDisconnect, KeyLifetime::PerCall, ServerImpl::KeyAfterEffect, 1, 1, false).unwrap();
+        let (volatile_trace, profile) = model_trace(
+            "sep-3182",
+            transport,
+            ClientPolicy::RetryOnDisconnect,
+            KeyLifetime::PerCall,
+            ServerImpl::KeyVolatile,
+            1,
+            1,
+            false,
+        )
+        .unwrap();
+        let (after_trace, _) = model_trace(
+            "sep-3182",
+            transport,
+            ClientPolicy::RetryOnDisconnect,
+            KeyLifetime::PerCall,
+            ServerImpl::KeyAfterEffect,
+            1,
+            1,
+            false,
+        )
+        .unwrap();
         for (trace, trace_name) in [(&volatile_trace, "volatile-trace"), (&after_trace, "after-effect-trace")] {
-            for (variant, verdict, effects) in [("key-durable", Verdict::NotReproduced, 1), ("key-volatile", Verdict::Confirmed, 2), ("key-after-effect", Verdict::Confirmed, 2)] {
+            for (variant, verdict, effects) in [
+                ("key-durable", Verdict::NotReproduced, 1),
+                ("key-volatile", Verdict::Confirmed, 2),
+                ("key-after-effect", Verdict::Confirmed, 2),
+            ] {
                 let label = format!("{} {trace_name} vs {variant}", transport.as_str());
                 let dir = scratch(&label.replace(' ', "-"));
                 let opts = options(Sdk::Rust, transport, &dir, &["--variant", variant]);
@@ -140,9 +191,16 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
         // The key-after-effect store is broken by a kill between the effect and the key: the
         // first attempt's line is on disk, its key never is.
         let dir = scratch(&format!("{}-after-effect-keys", transport.as_str()));
-        let result = run(&after_trace, profile.clone(), options(Sdk::Rust, transport, &dir, &["--variant", "key-after-effect"]), "keys");
+        let result = run(
+            &after_trace,
+            profile.clone(),
+            options(Sdk::Rust, transport, &dir, &["--variant", "key-after-effect"]),
+            "keys",
+        );
         assert_verdict(&result, Verdict::Confirmed, 2, "keys");
-        let first: Value = serde_json::from_str(std::fs::read_to_string(dir.join("ledger.jsonl")).unwrap().lines().next().unwrap()).unwrap();
+        let first: Value =
+            serde_json::from_str(std::fs::read_to_string(dir.join("ledger.jsonl")).unwrap().lines().next().unwrap())
+                .unwrap();
         let keys = std::fs::read_to_string(dir.join("ledger.jsonl.keys")).unwrap_or_default();
         for k in keys.lines() {
             let k: Value = serde_json::from_str(k).unwrap();

@@ -12,7 +12,9 @@ use mcp_once_conformance::replay::process::LaunchSpec;
 use mcp_once_conformance::replay::{replay, KeyPlacement, ReplayOptions, Revision, Target, Verdict};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
-use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,7 +23,14 @@ const FIXTURE: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
 
 fn scenario_1() -> (TraceFile, Profile) {
     let profile = Profile::load("mcp-2025-11-25").expect("profile");
-    let config = Config { profile: profile.name.clone(), transport: Transport::Stdio, client: ClientPolicy::RetryOnTimeout, key: KeyLifetime::None, server: ServerImpl::Plain, bounds: Bounds { calls: 1, retries: 1, crashes: 0 } };
+    let config = Config {
+        profile: profile.name.clone(),
+        transport: Transport::Stdio,
+        client: ClientPolicy::RetryOnTimeout,
+        key: KeyLifetime::None,
+        server: ServerImpl::Plain,
+        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
+    };
     let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce)).expect("applicable");
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
     let itf = to_itf(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false);
@@ -68,7 +77,12 @@ fn check_the_counters() {
     let f = std::fs::File::open("/proc/self/stat").expect("open");
     assert_eq!(open_fds(), fds + 1);
     drop(f);
-    let mut child = std::process::Command::new(FIXTURE).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().expect("spawn");
+    let mut child = std::process::Command::new(FIXTURE)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
     assert_eq!(children().len(), kids + 1);
     child.kill().expect("kill");
     child.wait().expect("reap");
@@ -91,7 +105,10 @@ fn soak(runs: usize) {
         // A fresh ledger each run, so each run's count is its own.
         let ledger = dir.join(format!("ledger-{i}.jsonl"));
         let opts = ReplayOptions {
-            target: Target::Stdio(LaunchSpec { argv: vec![FIXTURE.into(), "--ledger".into(), ledger.display().to_string()], ..Default::default() }),
+            target: Target::Stdio(LaunchSpec {
+                argv: vec![FIXTURE.into(), "--ledger".into(), ledger.display().to_string()],
+                ..Default::default()
+            }),
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("object"),
             key_at: KeyPlacement::Params,
@@ -111,7 +128,10 @@ fn soak(runs: usize) {
         walls.push(result.wall_ms);
         for r in evidence.records().iter().filter(|r| r["kind"] == "process" && r["event"] == "start") {
             let pgid = r["pid"].as_i64().expect("pid") as i32;
-            assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(), "run {i}: process group {pgid} outlived its replay");
+            assert!(
+                nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(),
+                "run {i}: process group {pgid} outlived its replay"
+            );
         }
         let _ = std::fs::remove_file(&ledger);
     }
@@ -133,7 +153,10 @@ fn soak(runs: usize) {
 
 #[test]
 fn soak_default() {
-    let runs = std::env::var("MCP_ONCE_SOAK_RUNS").ok().map(|v| v.parse().expect("MCP_ONCE_SOAK_RUNS is a number")).unwrap_or(30);
+    let runs = std::env::var("MCP_ONCE_SOAK_RUNS")
+        .ok()
+        .map(|v| v.parse().expect("MCP_ONCE_SOAK_RUNS is a number"))
+        .unwrap_or(30);
     soak(runs);
 }
 

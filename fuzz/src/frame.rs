@@ -49,8 +49,13 @@ pub fn check(data: &[u8]) {
                             check_message(m).expect("accepted messages are JSON-RPC");
                         }
                     }
-                    Frame::Garbage(reason) => assert!(!reason.contains('\n'), "a garbage reason spans lines: {reason:?}"),
-                    Frame::Blank => assert!(std::str::from_utf8(l).is_ok_and(|t| t.trim().is_empty()), "a non-blank line classified blank"),
+                    Frame::Garbage(reason) => {
+                        assert!(!reason.contains('\n'), "a garbage reason spans lines: {reason:?}")
+                    }
+                    Frame::Blank => assert!(
+                        std::str::from_utf8(l).is_ok_and(|t| t.trim().is_empty()),
+                        "a non-blank line classified blank"
+                    ),
                 }
             }
             Piece::Overlong { bytes } => {

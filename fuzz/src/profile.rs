@@ -74,9 +74,7 @@ fn check_profile(profile: &Profile) {
     let text = toml::to_string(&Value::Object(flat)).expect("a profile renders as TOML");
     let reparsed = Profile::parse("flat.toml", &text, None)
         .unwrap_or_else(|e| panic!("the flat rewrite does not parse: {e}\n{text}"));
-    let values = |p: &Profile| {
-        p.knob_table().into_iter().map(|(n, v, c, _)| (n, v, c.clone())).collect::<Vec<_>>()
-    };
+    let values = |p: &Profile| p.knob_table().into_iter().map(|(n, v, c, _)| (n, v, c.clone())).collect::<Vec<_>>();
     assert_eq!(values(profile), values(&reparsed), "the flat rewrite changes knobs");
     assert_eq!(
         (&profile.name, &profile.title, profile.kind, &profile.revision, &profile.source),

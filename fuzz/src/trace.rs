@@ -41,9 +41,8 @@ pub fn check(data: &[u8]) {
         let back: Action = serde_json::from_value(written).expect("an action reads back");
         assert_eq!(&back, a);
     }
-    let config: Config =
-        serde_json::from_value(serde_json::to_value(&trace.config).expect("config serialises"))
-            .expect("config reads back");
+    let config: Config = serde_json::from_value(serde_json::to_value(&trace.config).expect("config serialises"))
+        .expect("config reads back");
     assert_eq!(config, trace.config);
 
     let name = if Profile::builtin_names().contains(&trace.config.profile.as_str()) {

@@ -14,7 +14,8 @@ fn main() {
     let m = McpModel::new(config, Profile::load(&a[0]).unwrap(), Check::Property(PropertyKind::AtMostOnce)).unwrap();
     // FULL=1: every reduction off; FIRST_VIEW=1: the first release's view (no lean view).
     let m = if std::env::var_os("FULL").is_some() { m.without_reductions() } else { m };
-    let m = if std::env::var_os("FIRST_VIEW").is_some() { m.with_view(state::View { lean: false, ..m.view }) } else { m };
+    let m =
+        if std::env::var_os("FIRST_VIEW").is_some() { m.with_view(state::View { lean: false, ..m.view }) } else { m };
     let t = std::time::Instant::now();
     // LENGTHS=1: only the lengths, by the search that keeps no paths (less memory).
     if std::env::var_os("LENGTHS").is_some() {

@@ -151,7 +151,12 @@ impl Action {
             | Action::ServerCommit { call, attempt }
             | Action::ServerStoreKey { call, attempt }
             | Action::ServerRespond { call, attempt } => Some((call, attempt)),
-            Action::ClientCall { .. } | Action::ClientQueryOutcome { .. } | Action::StepFails { .. } | Action::ServerCrash | Action::ServerRestart | Action::KeyExpires { .. } => None,
+            Action::ClientCall { .. }
+            | Action::ClientQueryOutcome { .. }
+            | Action::StepFails { .. }
+            | Action::ServerCrash
+            | Action::ServerRestart
+            | Action::KeyExpires { .. } => None,
         }
     }
 }

@@ -28,25 +28,49 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "timeout-cancel-retry-stdio",
             summary: "stdio: client timeout, notifications/cancelled, then one retry",
-            config: config("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnTimeout, ServerImpl::Plain, one(1, 0)),
+            config: config(
+                "mcp-2025-11-25",
+                Transport::Stdio,
+                ClientPolicy::RetryOnTimeout,
+                ServerImpl::Plain,
+                one(1, 0),
+            ),
             observed_effects: 2,
         },
         Scenario {
             name: "kill-restart-retry-stdio",
             summary: "stdio: server SIGKILLed after its write, restarted, call retried (both requests carry id 1)",
-            config: config("mcp-2025-11-25", Transport::Stdio, ClientPolicy::RetryOnDisconnect, ServerImpl::Plain, one(1, 1)),
+            config: config(
+                "mcp-2025-11-25",
+                Transport::Stdio,
+                ClientPolicy::RetryOnDisconnect,
+                ServerImpl::Plain,
+                one(1, 1),
+            ),
             observed_effects: 2,
         },
         Scenario {
             name: "timeout-cancel-retry-http",
             summary: "Streamable HTTP: client timeout, cancellation, then one retry",
-            config: config("mcp-2025-11-25", Transport::Http, ClientPolicy::RetryOnTimeout, ServerImpl::Plain, one(1, 0)),
+            config: config(
+                "mcp-2025-11-25",
+                Transport::Http,
+                ClientPolicy::RetryOnTimeout,
+                ServerImpl::Plain,
+                one(1, 0),
+            ),
             observed_effects: 2,
         },
         Scenario {
             name: "framework-rerun",
             summary: "a LangGraph node with its default RetryPolicy (3 attempts) re-runs the node, and the call",
-            config: config("mcp-2025-11-25", Transport::Stdio, ClientPolicy::FrameworkRetry, ServerImpl::Plain, one(2, 0)),
+            config: config(
+                "mcp-2025-11-25",
+                Transport::Stdio,
+                ClientPolicy::FrameworkRetry,
+                ServerImpl::Plain,
+                one(2, 0),
+            ),
             observed_effects: 3,
         },
     ]
@@ -94,8 +118,5 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
 
 /// The built-in profiles, loaded.
 pub fn builtin_profiles() -> Vec<Profile> {
-    Profile::builtin_names()
-        .into_iter()
-        .map(|n| Profile::load(n).expect("built-in profiles load"))
-        .collect()
+    Profile::builtin_names().into_iter().map(|n| Profile::load(n).expect("built-in profiles load")).collect()
 }

@@ -3,7 +3,7 @@
 //!
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
-use crate::profile::{KeyPlacement, KeySemantics, Profile, Retention, CrashWindow};
+use crate::profile::{CrashWindow, KeyPlacement, KeySemantics, Profile, Retention};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -201,7 +201,10 @@ impl Config {
         }
         let k = &profile.knobs;
         if self.key != KeyLifetime::None && k.idempotency_key.value == KeyPlacement::None {
-            return Err(format!("profile {} defines no idempotency key, so --key {} has nowhere to go", profile.name, self.key));
+            return Err(format!(
+                "profile {} defines no idempotency key, so --key {} has nowhere to go",
+                profile.name, self.key
+            ));
         }
         if self.key == KeyLifetime::PerStep && self.client != ClientPolicy::FrameworkRetry {
             return Err("--key per-step differs from per-call only under --client framework-retry".into());

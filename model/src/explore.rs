@@ -143,12 +143,7 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
             }
         }
     }
-    let stats = Stats {
-        states: nodes.len(),
-        generated,
-        depth: depth_max,
-        seconds: started.elapsed().as_secs_f64(),
-    };
+    let stats = Stats { states: nodes.len(), generated, depth: depth_max, seconds: started.elapsed().as_secs_f64() };
     let path_to = |node: u32| path(model, &nodes, node);
     let results = properties
         .iter()

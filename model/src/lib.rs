@@ -25,8 +25,8 @@ pub mod state;
 pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
-pub use explore::{explore, shortest_lengths, Exploration, Lengths};
 pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+pub use explore::{explore, shortest_lengths, Exploration, Lengths};
 pub use model::McpModel;
 pub use profile::{Citation, Profile, ProfileError};
 pub use property::{Check, PropertyKind};

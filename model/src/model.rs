@@ -66,8 +66,7 @@ impl McpModel {
             ordered: !http,
             id_scope: k.request_id_scope.value,
             retry_id: k.retry_request_id.value,
-            cancel_on_timeout: k.timeout_sends_cancel.value
-                && (http || k.stdio_cancel.value != StdioCancel::None),
+            cancel_on_timeout: k.timeout_sends_cancel.value && (http || k.stdio_cancel.value != StdioCancel::None),
             disconnect_cancels: http
                 && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream),
             streams_resume: k.sse_resumability.value == Resumability::Required,
@@ -165,7 +164,8 @@ impl McpModel {
             IdScope::Outstanding => {
                 let outstanding = |id: u8| {
                     s.attempts.iter().flatten().any(|t| {
-                        t.id == id && matches!(t.client, ClientSide::Waiting | ClientSide::Abandoned | ClientSide::Broken)
+                        t.id == id
+                            && matches!(t.client, ClientSide::Waiting | ClientSide::Abandoned | ClientSide::Broken)
                     })
                 };
                 (1..=MAX_IDS as u8).find(|id| !outstanding(*id)).expect("ids exhausted")
@@ -388,9 +388,7 @@ impl Model for McpModel {
                     match s.attempts[c][a].server {
                         ServerSide::Pending => out.push(Action::ServerCommit { call, attempt }),
                         ServerSide::Effected => out.push(Action::ServerStoreKey { call, attempt }),
-                        ServerSide::Committed
-                            if self.view.detail || s.attempts[c][a].client == ClientSide::Waiting =>
-                        {
+                        ServerSide::Committed if self.view.detail || s.attempts[c][a].client == ClientSide::Waiting => {
                             out.push(Action::ServerRespond { call, attempt })
                         }
                         _ => {}
@@ -538,21 +536,25 @@ impl Model for McpModel {
             Check::Property(PropertyKind::AtMostOnce) => {
                 vec![Property::always(PropertyKind::AtMostOnce.as_str(), |m, s| m.holds(PropertyKind::AtMostOnce, s))]
             }
-            Check::Property(PropertyKind::NoSilentEffect) => vec![Property::always(
-                PropertyKind::NoSilentEffect.as_str(),
-                |m, s| m.holds(PropertyKind::NoSilentEffect, s),
-            )],
-            Check::Property(PropertyKind::SuccessImpliesEffect) => vec![Property::always(
-                PropertyKind::SuccessImpliesEffect.as_str(),
-                |m, s| m.holds(PropertyKind::SuccessImpliesEffect, s),
-            )],
+            Check::Property(PropertyKind::NoSilentEffect) => {
+                vec![Property::always(PropertyKind::NoSilentEffect.as_str(), |m, s| {
+                    m.holds(PropertyKind::NoSilentEffect, s)
+                })]
+            }
+            Check::Property(PropertyKind::SuccessImpliesEffect) => {
+                vec![Property::always(PropertyKind::SuccessImpliesEffect.as_str(), |m, s| {
+                    m.holds(PropertyKind::SuccessImpliesEffect, s)
+                })]
+            }
             Check::Property(PropertyKind::ExactlyOnce) => {
                 vec![Property::always(PropertyKind::ExactlyOnce.as_str(), |m, s| m.holds(PropertyKind::ExactlyOnce, s))]
             }
-            Check::EffectsBelow(_) => vec![Property::always(crate::property::EFFECTS_BELOW, |m: &McpModel, s: &State| {
-                let Check::EffectsBelow(k) = m.check else { unreachable!() };
-                s.worst_effects() < k
-            })],
+            Check::EffectsBelow(_) => {
+                vec![Property::always(crate::property::EFFECTS_BELOW, |m: &McpModel, s: &State| {
+                    let Check::EffectsBelow(k) = m.check else { unreachable!() };
+                    s.worst_effects() < k
+                })]
+            }
         }
     }
 }

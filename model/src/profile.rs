@@ -384,11 +384,7 @@ pub const BUILTIN_PROFILES: &[(&str, &str, &str)] = &[
     ("mcp-2025-11-25", "specs/mcp-2025-11-25.toml", include_str!("../../specs/mcp-2025-11-25.toml")),
     ("mcp-2026-07-28", "specs/mcp-2026-07-28.toml", include_str!("../../specs/mcp-2026-07-28.toml")),
     ("sep-3182", "specs/proposals/sep-3182.toml", include_str!("../../specs/proposals/sep-3182.toml")),
-    (
-        "outcome-query",
-        "specs/proposals/outcome-query.toml",
-        include_str!("../../specs/proposals/outcome-query.toml"),
-    ),
+    ("outcome-query", "specs/proposals/outcome-query.toml", include_str!("../../specs/proposals/outcome-query.toml")),
 ];
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -432,23 +428,17 @@ impl Profile {
             candidates.insert(1, d.join(format!("{name}.toml")));
         }
         let Some(path) = candidates.into_iter().find(|p| p.is_file()) else {
-            return Err(ProfileError::Unknown {
-                name: crate::one_line(name),
-                known: Self::builtin_names().join(", "),
-            });
+            return Err(ProfileError::Unknown { name: crate::one_line(name), known: Self::builtin_names().join(", ") });
         };
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| ProfileError::Read { file: crate::one_line(&file), reason: crate::one_line(&e.to_string()) })?;
+        let text = std::fs::read_to_string(&path).map_err(|e| ProfileError::Read {
+            file: crate::one_line(&file),
+            reason: crate::one_line(&e.to_string()),
+        })?;
         Self::parse_nested(&file, &text, path.parent(), depth)
     }
 
-    fn parse_nested(
-        file: &str,
-        text: &str,
-        dir: Option<&Path>,
-        depth: usize,
-    ) -> Result<Profile, ProfileError> {
+    fn parse_nested(file: &str, text: &str, dir: Option<&Path>, depth: usize) -> Result<Profile, ProfileError> {
         let raw: RawProfile = toml::from_str(text).map_err(|e| {
             let span = e.span().unwrap_or(0..0);
             invalid(file, text, span, e.message().trim().replace('\n', " "))

@@ -77,13 +77,18 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
                 ServerSide::RespondedError => "an error (duplicate in progress)",
                 _ => "a success result",
             };
-            format!("client receives {what} for id {}; logical call {call} is now {:?}", id(call, attempt), after.calls[call as usize].phase)
+            format!(
+                "client receives {what} for id {}; logical call {call} is now {:?}",
+                id(call, attempt),
+                after.calls[call as usize].phase
+            )
         }
         Action::ClientSeesDisconnect { call, attempt } => {
             format!("client sees the connection close; id {} fails with a transport error", id(call, attempt))
         }
         Action::ClientQueryOutcome { call } => {
-            let answer = if after.calls[call as usize].queried { "unknown" } else { "completed, with its stored result" };
+            let answer =
+                if after.calls[call as usize].queried { "unknown" } else { "completed, with its stored result" };
             format!("client asks the server for the outcome of logical call {call}: {answer}")
         }
         Action::ClientRetry { call, attempt } => format!(
@@ -125,7 +130,9 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             format!("server stores the idempotency record of id {}, after the effect", id(call, attempt))
         }
         Action::ServerRespond { call, attempt } => format!("server writes the result of id {}", id(call, attempt)),
-        Action::ServerCrash => "server process is killed (SIGKILL): memory and unread requests are lost, the ledger is kept".into(),
+        Action::ServerCrash => {
+            "server process is killed (SIGKILL): memory and unread requests are lost, the ledger is kept".into()
+        }
         Action::ServerRestart => match model.profile.knobs.request_id_scope.value {
             crate::profile::IdScope::Session => {
                 "server process is started again (a new session: request ids start over)".into()

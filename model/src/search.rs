@@ -90,13 +90,7 @@ pub struct WorstCase {
 
 fn run(model: &McpModel, name: &'static str) -> (Option<Counterexample>, Stats) {
     let started = Instant::now();
-    let checker = model
-        .clone()
-        .checker()
-        .threads(1)
-        .finish_when(HasDiscoveries::AnyFailures)
-        .spawn_bfs()
-        .join();
+    let checker = model.clone().checker().threads(1).finish_when(HasDiscoveries::AnyFailures).spawn_bfs().join();
     let stats = Stats {
         states: checker.unique_state_count(),
         generated: checker.state_count(),

@@ -443,7 +443,12 @@ impl State {
             b[5 + 4 * a..9 + 4 * a].copy_from_slice(&[tag, id, t.key | client << 4, server]);
         }
         let at = 5 + 4 * MAX_ATTEMPTS;
-        b[at..at + 4].copy_from_slice(&[self.ledger[c], self.keys_durable[c], self.keys_volatile[c], self.keys_running[c]]);
+        b[at..at + 4].copy_from_slice(&[
+            self.ledger[c],
+            self.keys_durable[c],
+            self.keys_volatile[c],
+            self.keys_running[c],
+        ]);
     }
 
     /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed),

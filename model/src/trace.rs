@@ -194,7 +194,8 @@ impl TraceFile {
         }
         let config: Config = serde_json::from_value(meta.get("config").cloned().unwrap_or(Value::Null))
             .map_err(|e| err(0, format!("bad `#meta.config`: {e}")))?;
-        let property = meta.get("property").and_then(Value::as_str).ok_or_else(|| err(0, "no `#meta.property`".into()))?;
+        let property =
+            meta.get("property").and_then(Value::as_str).ok_or_else(|| err(0, "no `#meta.property`".into()))?;
         let states = doc.get("states").and_then(Value::as_array).ok_or_else(|| err(0, "no `states` list".into()))?;
         if states.is_empty() {
             return Err(err(0, "`states` is empty".into()));
@@ -223,7 +224,14 @@ impl TraceFile {
         for (i, (recorded, s)) in self.states.iter().zip(&states).enumerate() {
             for (k, v) in state_vars(&model, s) {
                 if recorded.get(&k) != Some(&v) {
-                    return Err(err(i, format!("recorded `{k}` differs from the model's: {} vs {}", recorded.get(&k).unwrap_or(&Value::Null), v)));
+                    return Err(err(
+                        i,
+                        format!(
+                            "recorded `{k}` differs from the model's: {} vs {}",
+                            recorded.get(&k).unwrap_or(&Value::Null),
+                            v
+                        ),
+                    ));
                 }
             }
         }
@@ -237,7 +245,10 @@ impl TraceFile {
             Err(_) if self.property == "worst-case" => {
                 let claimed = self.meta.get("effects").and_then(Value::as_u64).unwrap_or(0);
                 if u64::from(last.worst_effects()) != claimed {
-                    return Err(err(self.actions.len(), format!("the last state has {} effects, the trace claims {claimed}", last.worst_effects())));
+                    return Err(err(
+                        self.actions.len(),
+                        format!("the last state has {} effects, the trace claims {claimed}", last.worst_effects()),
+                    ));
                 }
             }
             Err(e) => return Err(err(0, e)),

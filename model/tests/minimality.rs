@@ -56,7 +56,11 @@ fn safe_cell(calls: u8) -> McpModel {
 #[test]
 fn the_three_call_safe_cell_gives_the_same_answers_under_the_lean_view_as_under_the_first_view() {
     let m = safe_cell(3);
-    let (lean, first) = assert_same_answers(&m, &m.with_view(state::View { lean: false, ..m.view }), "lean view against the first view");
+    let (lean, first) = assert_same_answers(
+        &m,
+        &m.with_view(state::View { lean: false, ..m.view }),
+        "lean view against the first view",
+    );
     // The figures BENCHMARKS.md gives: the reduction must keep working, not only stay sound.
     assert_eq!((lean, first), (729_682, 9_039_864));
 }
@@ -78,7 +82,8 @@ const TOO_LARGE_UNREDUCED: &[&str] = &["--profile mcp-2026-07-28 --transport htt
 #[test]
 #[ignore = "about 90 minutes and up to 16 GB: see BENCHMARKS.md, \"How the reductions are checked\""]
 fn every_two_call_cell_matches_the_unreduced_model() {
-    let only: Option<Vec<String>> = std::env::var("MCP_ONCE_UNREDUCED_CELLS").ok().map(|v| v.split(',').map(String::from).collect());
+    let only: Option<Vec<String>> =
+        std::env::var("MCP_ONCE_UNREDUCED_CELLS").ok().map(|v| v.split(',').map(String::from).collect());
     let mut seen = std::collections::HashSet::new();
     let (mut compared, mut states) = (0, 0usize);
     for m in models(2) {
@@ -104,7 +109,12 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         assert_eq!(reduced.worst.effects, full.worst_effects, "worst case under {cell}");
         assert_eq!(reduced.worst.trace.as_ref().map(|t| t.len()), full.worst_length, "worst trace under {cell}");
         assert!(reduced.stats.states <= full.states, "{cell}: more states than the unreduced model");
-        eprintln!("{:>9} {:>10} states {:>7.1} s  {cell}", reduced.stats.states, full.states, t.elapsed().as_secs_f64());
+        eprintln!(
+            "{:>9} {:>10} states {:>7.1} s  {cell}",
+            reduced.stats.states,
+            full.states,
+            t.elapsed().as_secs_f64()
+        );
         compared += 1;
         states += full.states;
     }
@@ -142,13 +152,18 @@ fn every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_
             assert_eq!(Some(cex.len()), independent, "{p} under {} (full-state BFS)", m.config);
             // The counterexample is a real path of the unreduced model and ends in a bad state.
             let full = m.without_reductions();
-            let states = search::replay(&full, &cex.actions).unwrap_or_else(|e| panic!("{p} under {}: {e:?}", m.config));
+            let states =
+                search::replay(&full, &cex.actions).unwrap_or_else(|e| panic!("{p} under {}: {e:?}", m.config));
             assert!(!m.holds(p, states.last().unwrap()));
         }
         if let Some(t) = found.worst.trace {
             let stateright = search::shortest_to_effects(&m, found.worst.effects).map(|c| c.len());
             assert_eq!(Some(t.len()), stateright, "worst case under {}", m.config);
-            assert!(search::shortest_to_effects(&m, found.worst.effects + 1).is_none(), "worst case under {}", m.config);
+            assert!(
+                search::shortest_to_effects(&m, found.worst.effects + 1).is_none(),
+                "worst case under {}",
+                m.config
+            );
         }
     }
     assert!(failing > 300, "only {failing} failing cells");
@@ -168,10 +183,16 @@ fn reductions_change_no_verdict_no_length_and_no_worst_case() {
         }
         // The paths-free search used on the two-call matrix gives the same lengths.
         let lengths = shortest_lengths(&full, PropertyKind::ALL, usize::MAX).expect("no limit");
-        let expected: Vec<_> = PropertyKind::ALL.iter().map(|&p| check_property(&full, p).counterexample.map(|c| c.len())).collect();
+        let expected: Vec<_> =
+            PropertyKind::ALL.iter().map(|&p| check_property(&full, p).counterexample.map(|c| c.len())).collect();
         assert_eq!(lengths.violations, expected, "shortest_lengths under {}", m.config);
         let (wa, wb) = (worst_case(&m), worst_case(&full));
-        assert_eq!((lengths.worst_effects, lengths.worst_length), (wb.effects, wb.trace.as_ref().map(|t| t.len())), "shortest_lengths under {}", m.config);
+        assert_eq!(
+            (lengths.worst_effects, lengths.worst_length),
+            (wb.effects, wb.trace.as_ref().map(|t| t.len())),
+            "shortest_lengths under {}",
+            m.config
+        );
         assert_eq!(wa.effects, wb.effects, "worst case under {}", m.config);
         assert_eq!(wa.trace.map(|t| t.len()), wb.trace.map(|t| t.len()), "worst trace under {}", m.config);
     }

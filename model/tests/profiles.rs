@@ -26,7 +26,8 @@ fn error_of(text: &str) -> String {
     err
 }
 
-const HEADER: &str = "name = \"p\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"mcp-2026-07-28\"\n";
+const HEADER: &str =
+    "name = \"p\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"mcp-2026-07-28\"\n";
 const CITE: &str = "[knobs.request_id_scope.cite]\nrevision = \"x\"\npath = \"p\"\nsection = \"s\"\nquote = \"q\"\n";
 
 #[test]
@@ -51,7 +52,12 @@ fn the_revisions_differ_where_the_spec_text_differs() {
     assert_eq!(new.knobs.request_id_scope.value, IdScope::Outstanding);
     assert!(!old.knobs.http_disconnect_is_cancel.value);
     assert!(new.knobs.http_disconnect_is_cancel.value);
-    assert!(new.knobs.http_disconnect_is_cancel.cite.quote.contains("**MUST** be treated by the server as cancellation"));
+    assert!(new
+        .knobs
+        .http_disconnect_is_cancel
+        .cite
+        .quote
+        .contains("**MUST** be treated by the server as cancellation"));
     let sep = Profile::load("sep-3182").unwrap();
     assert_eq!(sep.knobs.idempotency_key.value, KeyPlacement::Params);
     // Inherited knobs keep the citation and say where they came from.
@@ -107,18 +113,30 @@ fn a_profile_without_extends_must_set_every_knob() {
 
 #[test]
 fn contradicting_knobs_are_rejected_at_the_knob() {
-    let text = format!("{HEADER}[knobs.idempotency_semantics]\nvalue = \"dedup\"\n{}", CITE.replace("request_id_scope", "idempotency_semantics"));
+    let text = format!(
+        "{HEADER}[knobs.idempotency_semantics]\nvalue = \"dedup\"\n{}",
+        CITE.replace("request_id_scope", "idempotency_semantics")
+    );
     let err = error_of(&text);
     assert!(err.contains(":7:") && err.contains("idempotency_key"), "{err}");
 }
 
 #[test]
 fn an_unknown_extends_and_a_cycle_are_rejected() {
-    let err = error_of("name = \"p\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"nope\"\n");
+    let err =
+        error_of("name = \"p\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"nope\"\n");
     assert!(err.contains(":5:") && err.contains("unknown profile `nope`"), "{err}");
     let dir = temp_dir("cycle");
-    let a = write(&dir, "a.toml", "name = \"a\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"b\"\n");
-    write(&dir, "b.toml", "name = \"b\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"a\"\n");
+    let a = write(
+        &dir,
+        "a.toml",
+        "name = \"a\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"b\"\n",
+    );
+    write(
+        &dir,
+        "b.toml",
+        "name = \"b\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"a\"\n",
+    );
     let err = Profile::load(&a).unwrap_err().to_string();
     assert!(err.contains("longer than 8"), "{err}");
 }

@@ -5,7 +5,14 @@
 use mcp_once_model::catalogue::scenarios;
 use mcp_once_model::*;
 
-fn cfg(profile: &str, transport: Transport, client: ClientPolicy, key: KeyLifetime, server: ServerImpl, b: (u8, u8, u8)) -> McpModel {
+fn cfg(
+    profile: &str,
+    transport: Transport,
+    client: ClientPolicy,
+    key: KeyLifetime,
+    server: ServerImpl,
+    b: (u8, u8, u8),
+) -> McpModel {
     let config = Config {
         profile: profile.into(),
         transport,
@@ -25,7 +32,13 @@ fn violated(m: &McpModel, p: PropertyKind) -> Counterexample {
 
 fn holds(m: &McpModel, p: PropertyKind) -> CheckResult {
     let r = check_property(m, p);
-    assert_eq!(r.verdict, Verdict::Holds, "{p} should hold under {}: {:?}", m.config, r.counterexample.map(|c| c.actions));
+    assert_eq!(
+        r.verdict,
+        Verdict::Holds,
+        "{p} should hold under {}: {:?}",
+        m.config,
+        r.counterexample.map(|c| c.actions)
+    );
     r
 }
 
@@ -43,7 +56,12 @@ use Transport::*;
 fn the_four_observed_scenarios_are_counterexamples_with_the_observed_worst_case() {
     let expected_len = [8, 9, 8, 8];
     for (scenario, len) in scenarios().into_iter().zip(expected_len) {
-        let m = McpModel::new(scenario.config.clone(), Profile::load(&scenario.config.profile).unwrap(), Check::Property(AtMostOnce)).unwrap();
+        let m = McpModel::new(
+            scenario.config.clone(),
+            Profile::load(&scenario.config.profile).unwrap(),
+            Check::Property(AtMostOnce),
+        )
+        .unwrap();
         let cex = violated(&m, AtMostOnce);
         assert_eq!(cex.len(), len, "{}: {:?}", scenario.name, names(&cex));
         let worst = worst_case(&m);
@@ -58,7 +76,16 @@ fn scenario_one_is_timeout_cancel_retry_racing_the_first_attempt() {
     let cex = violated(&m, AtMostOnce);
     assert_eq!(
         names(&cex),
-        ["ClientCall", "ClientTimeout", "ClientCancel", "ClientRetry", "ServerReceive", "ServerReceive", "ServerCommit", "ServerCommit"]
+        [
+            "ClientCall",
+            "ClientTimeout",
+            "ClientCancel",
+            "ClientRetry",
+            "ServerReceive",
+            "ServerReceive",
+            "ServerCommit",
+            "ServerCommit"
+        ]
     );
     assert_eq!(cex.effects(), 2);
 }
@@ -70,7 +97,17 @@ fn scenario_two_under_2025_11_25_gives_both_requests_id_1_and_under_2026_07_28_a
         let cex = violated(&m, AtMostOnce);
         assert_eq!(
             names(&cex),
-            ["ClientCall", "ServerReceive", "ServerCommit", "ServerCrash", "ClientSeesDisconnect", "ServerRestart", "ClientRetry", "ServerReceive", "ServerCommit"]
+            [
+                "ClientCall",
+                "ServerReceive",
+                "ServerCommit",
+                "ServerCrash",
+                "ClientSeesDisconnect",
+                "ServerRestart",
+                "ClientRetry",
+                "ServerReceive",
+                "ServerCommit"
+            ]
         );
         let last = cex.states.last().unwrap();
         assert_eq!(last.attempts[0][0].id, 1, "{profile}");
@@ -170,7 +207,12 @@ fn an_expired_retention_window_lets_a_late_retry_run_again() {
 fn sep_3182_durable_and_atomic_holds_at_most_once_exhaustively() {
     for calls in [1, 2] {
         for t in [Stdio, Http] {
-            for (client, key) in [(RetryAny, K::PerCall), (RetryOnTimeout, K::PerCall), (RetryOnDisconnect, K::PerCall), (FrameworkRetry, K::PerCall)] {
+            for (client, key) in [
+                (RetryAny, K::PerCall),
+                (RetryOnTimeout, K::PerCall),
+                (RetryOnDisconnect, K::PerCall),
+                (FrameworkRetry, K::PerCall),
+            ] {
                 let m = cfg("sep-3182", t, client, key, S::KeyDurable, (calls, 2, 1));
                 let r = holds(&m, AtMostOnce);
                 holds(&m, ExactlyOnce);

@@ -122,7 +122,14 @@ impl Session {
         match self.opts.target.clone() {
             Target::Stdio(spec) => {
                 let (proc_, pipes) = self.spawn(&spec)?;
-                self.conn = Some(Connection::stdio(gen, pipes.stdin, pipes.stdout, pipes.stderr, self.tx.clone(), self.evidence.clone()));
+                self.conn = Some(Connection::stdio(
+                    gen,
+                    pipes.stdin,
+                    pipes.stdout,
+                    pipes.stderr,
+                    self.tx.clone(),
+                    self.evidence.clone(),
+                ));
                 self.server = Some(proc_);
             }
             Target::Http { url, launch } => {
@@ -134,7 +141,8 @@ impl Session {
                     self.server = Some(proc_);
                     self.wait_listening(&url, deadline).await?;
                 }
-                let conn = Connection::http(gen, &url, self.tx.clone(), self.evidence.clone()).map_err(|e| e.to_string())?;
+                let conn =
+                    Connection::http(gen, &url, self.tx.clone(), self.evidence.clone()).map_err(|e| e.to_string())?;
                 self.conn = Some(conn);
             }
         }
@@ -160,13 +168,18 @@ impl Session {
             if let Some(why) = self.check_exit() {
                 return Err(format!("the launch command exited before the server listened ({why})"));
             }
-            let attempt = tokio::time::timeout(Duration::from_millis(200), tokio::net::TcpStream::connect((host.as_str(), port))).await;
+            let attempt =
+                tokio::time::timeout(Duration::from_millis(200), tokio::net::TcpStream::connect((host.as_str(), port)))
+                    .await;
             if let Ok(Ok(_)) = attempt {
                 self.evidence.record("process", json!({"event": "listening", "url": url}));
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(format!("nothing listens on {host}:{port} within {} ms of the launch", self.opts.start_timeout.as_millis()));
+                return Err(format!(
+                    "nothing listens on {host}:{port} within {} ms of the launch",
+                    self.opts.start_timeout.as_millis()
+                ));
             }
             // Nothing signals that a port opened; poll it with a bound.
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -175,11 +188,15 @@ impl Session {
 
     fn with_meta(&self, mut params: Value) -> Value {
         if self.revision == Revision::R2026_07_28 {
-            let meta = params.as_object_mut().expect("params are an object").entry("_meta").or_insert_with(|| json!({}));
+            let meta =
+                params.as_object_mut().expect("params are an object").entry("_meta").or_insert_with(|| json!({}));
             if let Some(m) = meta.as_object_mut() {
                 m.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
                 m.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
-                m.insert("io.modelcontextprotocol/clientInfo".into(), json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}));
+                m.insert(
+                    "io.modelcontextprotocol/clientInfo".into(),
+                    json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}),
+                );
             }
         }
         params
@@ -189,22 +206,37 @@ impl Session {
         match self.revision {
             Revision::R2025_11_25 => {
                 let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
-                let result = self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
-                let version = result.get("protocolVersion").and_then(Value::as_str).ok_or("initialize: the result has no protocolVersion")?.to_string();
+                let result =
+                    self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
+                let version = result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .ok_or("initialize: the result has no protocolVersion")?
+                    .to_string();
                 if version != "2025-11-25" {
                     self.evidence.note(format!("the server negotiated protocol {version}, not 2025-11-25"));
                 }
                 let conn = self.conn.as_ref().expect("connected");
                 conn.set_protocol_version(&version);
-                conn.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await.map_err(|e| format!("{e:#}"))?;
+                conn.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                    .await
+                    .map_err(|e| format!("{e:#}"))?;
             }
             Revision::R2026_07_28 => {
                 self.conn.as_ref().expect("connected").set_protocol_version("2026-07-28");
                 let params = self.with_meta(json!({}));
-                let result = self.request_until("server/discover", params, deadline).await.map_err(|e| format!("server/discover: {e} (does the server speak 2026-07-28? try --revision 2025-11-25)"))?;
-                let versions = result.get("supportedVersions").or_else(|| result.get("protocolVersions")).cloned().unwrap_or(Value::Null);
+                let result = self.request_until("server/discover", params, deadline).await.map_err(|e| {
+                    format!("server/discover: {e} (does the server speak 2026-07-28? try --revision 2025-11-25)")
+                })?;
+                let versions = result
+                    .get("supportedVersions")
+                    .or_else(|| result.get("protocolVersions"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 if !versions.as_array().is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
-                    return Err(format!("server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"));
+                    return Err(format!(
+                        "server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"
+                    ));
                 }
             }
         }
@@ -213,7 +245,8 @@ impl Session {
 
     async fn discover_tool(&mut self, deadline: Instant) -> Result<(), String> {
         let params = self.with_meta(json!({}));
-        let result = self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
+        let result =
+            self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
         let tools = result.get("tools").and_then(Value::as_array).ok_or("tools/list: the result has no tools list")?;
         let tool = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(&self.opts.tool));
         let Some(tool) = tool else {
@@ -221,7 +254,8 @@ impl Session {
             return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
         };
         let props = tool.pointer("/inputSchema/properties");
-        self.pace_args = self.opts.pace && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
+        self.pace_args = self.opts.pace
+            && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
         self.evidence.note(if self.pace_args {
             "the tool takes delay_before_ms and delay_after_ms: held steps are paced by them".to_string()
         } else {
@@ -237,7 +271,9 @@ impl Session {
         let id = json!(format!("mcp-once-{}", self.housekeeping));
         let conn = self.conn.as_ref().ok_or("no connection")?;
         let gen = conn.generation();
-        conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await.map_err(|e| format!("{e:#}"))?;
+        conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await
+            .map_err(|e| format!("{e:#}"))?;
         let key = (gen, id_key(&id));
         *self.requests.entry(key.clone()).or_default() += 1;
         loop {
@@ -299,7 +335,8 @@ impl Session {
         }
         let status = self.server.as_mut()?.try_exit()?;
         let why = format!("{status}");
-        self.evidence.record("process", json!({"event": "exit", "pid": self.server.as_ref().map(|s| s.pid()), "status": why}));
+        self.evidence
+            .record("process", json!({"event": "exit", "pid": self.server.as_ref().map(|s| s.pid()), "status": why}));
         self.exited = Some(why.clone());
         Some(why)
     }
@@ -329,7 +366,10 @@ impl Session {
                         if asked == 0 {
                             self.garbage.push(format!("a response to id {id}, which the runner never sent"));
                         } else if answers.len() > asked {
-                            self.garbage.push(format!("{} responses to id {id}, sent {asked} time(s) (a duplicated response)", answers.len()));
+                            self.garbage.push(format!(
+                                "{} responses to id {id}, sent {asked} time(s) (a duplicated response)",
+                                answers.len()
+                            ));
                         }
                     }
                     (Some(id), Some(method)) => {
@@ -376,7 +416,10 @@ impl Session {
                 }
                 let params = self.with_meta(json!({"name": name, "arguments": args}));
                 let deadline = Instant::now() + self.opts.step_timeout;
-                let result = self.request_until("tools/call", params, deadline).await.map_err(|e| format!("observer tool `{name}`: {e}"))?;
+                let result = self
+                    .request_until("tools/call", params, deadline)
+                    .await
+                    .map_err(|e| format!("observer tool `{name}`: {e}"))?;
                 observer::extract(&result, &extract)
             }
         }
@@ -413,10 +456,14 @@ impl Session {
 
     /// SIGKILL the server's process group and reap it.
     pub async fn kill(&mut self) -> Result<(), String> {
-        let server = self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
+        let server =
+            self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
         let status = server.kill(Duration::from_secs(5)).await.map_err(|e| format!("{e:#}"))?;
-        self.evidence.record("process", json!({"event": "killed", "signal": "SIGKILL", "pid": pid, "status": format!("{status}")}));
+        self.evidence.record(
+            "process",
+            json!({"event": "killed", "signal": "SIGKILL", "pid": pid, "status": format!("{status}")}),
+        );
         self.exited = Some(format!("killed by the runner ({status})"));
         self.server_stdin = None;
         Ok(())
@@ -431,10 +478,15 @@ impl Session {
         if let Some(mut server) = self.server.take() {
             let pid = server.pid();
             let grace_ms = self.opts.stop_grace.as_millis() as u64;
-            self.evidence.record("process", json!({"event": "stop", "pid": pid, "signal": "SIGTERM", "grace_ms": grace_ms}));
+            self.evidence
+                .record("process", json!({"event": "stop", "pid": pid, "signal": "SIGTERM", "grace_ms": grace_ms}));
             match server.stop(self.opts.stop_grace).await {
-                Ok(status) => self.evidence.record("process", json!({"event": "stopped", "pid": pid, "status": format!("{status}")})),
-                Err(e) => self.evidence.record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
+                Ok(status) => self
+                    .evidence
+                    .record("process", json!({"event": "stopped", "pid": pid, "status": format!("{status}")})),
+                Err(e) => self
+                    .evidence
+                    .record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
             }
         }
         // stdio: read what the server wrote before it stopped to the end (bounded), so that a
@@ -575,7 +627,11 @@ fn summarize(resp: &Value) -> String {
         return format!("error {}", e);
     }
     let r = resp.get("result").cloned().unwrap_or(Value::Null);
-    let text: Vec<&str> = r.get("content").and_then(Value::as_array).map(|c| c.iter().filter_map(|x| x.get("text").and_then(Value::as_str)).collect()).unwrap_or_default();
+    let text: Vec<&str> = r
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|c| c.iter().filter_map(|x| x.get("text").and_then(Value::as_str)).collect())
+        .unwrap_or_default();
     let mut s = if text.is_empty() { r.to_string() } else { format!("\"{}\"", text.join(" ")) };
     if r.get("isError") == Some(&Value::Bool(true)) {
         s = format!("tool error {s}");
@@ -594,8 +650,25 @@ fn summarize(resp: &Value) -> String {
 impl<'t> Driver<'t> {
     /// A driver for `trace` (named `trace_name` in reports) under `profile`.
     pub fn new(session: Session, trace: &'t TraceFile, trace_name: &str, profile: Profile) -> Driver<'t> {
-        let nonce = format!("mcp-once-{:x}-{:x}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
-        Driver { session, holds: pacing::holds(&trace.actions), trace, profile, sent: BTreeMap::new(), nonce, baseline: 0.0, pre_crash: None, steps: Vec::new(), notes: Vec::new(), trace_name: trace_name.into(), deferred: Vec::new() }
+        let nonce = format!(
+            "mcp-once-{:x}-{:x}",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+        );
+        Driver {
+            session,
+            holds: pacing::holds(&trace.actions),
+            trace,
+            profile,
+            sent: BTreeMap::new(),
+            nonce,
+            baseline: 0.0,
+            pre_crash: None,
+            steps: Vec::new(),
+            notes: Vec::new(),
+            trace_name: trace_name.into(),
+            deferred: Vec::new(),
+        }
     }
 
     fn note(&mut self, text: String) {
@@ -611,11 +684,23 @@ impl<'t> Driver<'t> {
             Err(s) => (s.verdict, s.reason, self.effects_now().await.ok()),
             Ok(()) => match self.effects_now().await {
                 Err(e) => (Verdict::Inconclusive, format!("the observer could not tell at the end: {e}"), None),
-                Ok(n) if n < expected as i64 => (Verdict::Inconclusive, format!("the observer counts {n} effects at the end, fewer than the {expected} it saw step by step"), Some(n)),
+                Ok(n) if n < expected as i64 => (
+                    Verdict::Inconclusive,
+                    format!(
+                        "the observer counts {n} effects at the end, fewer than the {expected} it saw step by step"
+                    ),
+                    Some(n),
+                ),
                 Ok(n) => {
-                    let mut reason = format!("the server ran the call's side effect {n} times, as the model's trace says ({})", self.trace.property);
+                    let mut reason = format!(
+                        "the server ran the call's side effect {n} times, as the model's trace says ({})",
+                        self.trace.property
+                    );
                     if n > expected as i64 {
-                        reason = format!("the server ran the side effect {n} times, more than the trace's {expected} ({})", self.trace.property);
+                        reason = format!(
+                            "the server ran the side effect {n} times, more than the trace's {expected} ({})",
+                            self.trace.property
+                        );
                     }
                     (Verdict::Confirmed, reason, Some(n))
                 }
@@ -628,7 +713,9 @@ impl<'t> Driver<'t> {
         // output has been read to the end by now (shutdown waits for it).
         self.session.drain().await;
         let (verdict, reason) = match (verdict, self.session.garbage.first().cloned()) {
-            (Verdict::NotReproduced, Some(g)) => (Verdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})")),
+            (Verdict::NotReproduced, Some(g)) => {
+                (Verdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})"))
+            }
             (Verdict::Confirmed, Some(g)) => {
                 self.note(format!("the server also broke the protocol: {g}"));
                 (verdict, reason)
@@ -646,7 +733,10 @@ impl<'t> Driver<'t> {
                 }
             }
         }
-        self.session.evidence.record("verdict", json!({"verdict": verdict, "reason": reason, "expected_effects": expected, "observed_effects": observed}));
+        self.session.evidence.record(
+            "verdict",
+            json!({"verdict": verdict, "reason": reason, "expected_effects": expected, "observed_effects": observed}),
+        );
         ReplayResult {
             verdict,
             property: self.trace.property.clone(),
@@ -672,10 +762,21 @@ impl<'t> Driver<'t> {
 
     async fn run_steps(&mut self) -> Result<(), Stop> {
         if self.trace.config.transport != self.session.opts.target.transport() {
-            return Err(stop(Verdict::Diverged, format!("the trace is for {} and the server is given over {}", self.trace.config.transport.as_str(), self.session.opts.target.transport().as_str())));
+            return Err(stop(
+                Verdict::Diverged,
+                format!(
+                    "the trace is for {} and the server is given over {}",
+                    self.trace.config.transport.as_str(),
+                    self.session.opts.target.transport().as_str()
+                ),
+            ));
         }
         self.session.start().await.map_err(|e| stop(Verdict::Diverged, format!("the server did not start: {e}")))?;
-        self.baseline = self.session.read_stable().await.map_err(|e| stop(Verdict::Inconclusive, format!("the observer could not take a baseline: {e}")))?;
+        self.baseline = self
+            .session
+            .read_stable()
+            .await
+            .map_err(|e| stop(Verdict::Inconclusive, format!("the observer could not take a baseline: {e}")))?;
         self.session.evidence.record("baseline", json!({"reading": self.baseline}));
         let needs_hold = self.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
@@ -684,9 +785,17 @@ impl<'t> Driver<'t> {
         let actions = self.trace.actions.clone();
         for (i, action) in actions.iter().enumerate() {
             let state = &self.trace.states[i + 1];
-            self.session.evidence.record("step", json!({"step": i + 1, "action": action.to_string(), "phase": "begin"}));
+            self.session
+                .evidence
+                .record("step", json!({"step": i + 1, "action": action.to_string(), "phase": "begin"}));
             let (status, note) = self.step(action, state).await?;
-            let rec = StepRecord { step: i + 1, action: action.to_string(), status: status.into(), t_ms: self.session.evidence.elapsed_ms(), note };
+            let rec = StepRecord {
+                step: i + 1,
+                action: action.to_string(),
+                status: status.into(),
+                t_ms: self.session.evidence.elapsed_ms(),
+                note,
+            };
             self.session.evidence.record("step", json!({"step": rec.step, "action": rec.action, "phase": "done", "status": rec.status, "note": rec.note}));
             self.steps.push(rec);
         }
@@ -698,7 +807,13 @@ impl<'t> Driver<'t> {
     }
 
     fn failed_step(&mut self, action: &Action, why: &str) {
-        let rec = StepRecord { step: self.steps.len() + 1, action: action.to_string(), status: "failed".into(), t_ms: self.session.evidence.elapsed_ms(), note: Some(why.into()) };
+        let rec = StepRecord {
+            step: self.steps.len() + 1,
+            action: action.to_string(),
+            status: "failed".into(),
+            t_ms: self.session.evidence.elapsed_ms(),
+            note: Some(why.into()),
+        };
         self.steps.push(rec);
     }
 
@@ -732,7 +847,10 @@ impl<'t> Driver<'t> {
     }
 
     fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {
-        self.sent.get(&a).cloned().ok_or_else(|| stop(Verdict::Diverged, format!("call {} attempt {} was never sent", a.0, a.1)))
+        self.sent
+            .get(&a)
+            .cloned()
+            .ok_or_else(|| stop(Verdict::Diverged, format!("call {} attempt {} was never sent", a.0, a.1)))
     }
 
     /// The response to an attempt: responses to one id on one connection are matched to its
@@ -743,28 +861,56 @@ impl<'t> Driver<'t> {
         self.session.responses_for(s.gen, &s.id).get(position).cloned()
     }
 
-    async fn client_send(&mut self, call: u8, attempt: u8, state: &Value) -> Result<(&'static str, Option<String>), Stop> {
+    async fn client_send(
+        &mut self,
+        call: u8,
+        attempt: u8,
+        state: &Value,
+    ) -> Result<(&'static str, Option<String>), Stop> {
         if self.session.check_exit().is_some() {
             return Err(stop(Verdict::Diverged, "the server is not running when the trace sends a request"));
         }
-        let rec = state.pointer(&format!("/attempts/{call}/{attempt}")).ok_or_else(|| stop(Verdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}")))?;
-        let id = rec.get("id").cloned().filter(|v| v.is_u64()).ok_or_else(|| stop(Verdict::Diverged, "the trace's state has no request id"))?;
-        let key = rec.get("key").and_then(Value::as_u64).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
+        let rec = state.pointer(&format!("/attempts/{call}/{attempt}")).ok_or_else(|| {
+            stop(Verdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
+        })?;
+        let id = rec
+            .get("id")
+            .cloned()
+            .filter(|v| v.is_u64())
+            .ok_or_else(|| stop(Verdict::Diverged, "the trace's state has no request id"))?;
+        let key =
+            rec.get("key").and_then(Value::as_u64).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
         let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
         // Held commits end in the trace's commit order, a quarter window apart: two attempts
         // held alike would otherwise commit within a millisecond of each other, in either order.
-        let rank = self.trace.actions.iter().filter(|x| matches!(x, Action::ServerCommit { .. })).position(|x| *x == Action::ServerCommit { call, attempt }).unwrap_or(0);
+        let rank = self
+            .trace
+            .actions
+            .iter()
+            .filter(|x| matches!(x, Action::ServerCommit { .. }))
+            .position(|x| *x == Action::ServerCommit { call, attempt })
+            .unwrap_or(0);
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
         let msg = self.session.call_message(&id, key.as_deref(), hold, stagger);
-        self.session.send(&msg).await.map_err(|e| stop(Verdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}")))?;
+        self.session
+            .send(&msg)
+            .await
+            .map_err(|e| stop(Verdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}")))?;
         let order = self.sent.len();
-        self.sent.insert((call, attempt), Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false });
+        self.sent.insert(
+            (call, attempt),
+            Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false },
+        );
         let mut note = format!("tools/call id {id}");
         if let Some(k) = key {
             note.push_str(&format!(", key {k}"));
         }
         if self.session.pace_args && (hold.before_commit || hold.before_respond) {
-            let what = match (hold.before_commit, hold.before_respond) { (true, true) => "before the commit and before the response", (true, false) => "before the commit", _ => "before the response" };
+            let what = match (hold.before_commit, hold.before_respond) {
+                (true, true) => "before the commit and before the response",
+                (true, false) => "before the commit",
+                _ => "before the response",
+            };
             note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
         }
         Ok(("driven", Some(note)))
@@ -786,7 +932,15 @@ impl<'t> Driver<'t> {
                 return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the request failed: {f}", a.0, a.1)));
             }
             if Instant::now() >= deadline {
-                return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: no HTTP response headers within {} ms", a.0, a.1, self.session.opts.step_timeout.as_millis())));
+                return Err(stop(
+                    Verdict::Inconclusive,
+                    format!(
+                        "call {} attempt {}: no HTTP response headers within {} ms",
+                        a.0,
+                        a.1,
+                        self.session.opts.step_timeout.as_millis()
+                    ),
+                ));
             }
             self.session.pump(deadline).await;
         }
@@ -810,13 +964,17 @@ impl<'t> Driver<'t> {
             return Ok(("driven", Some(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step"))));
         }
         let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-        self.session.send(&msg).await.map_err(|e| stop(Verdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
+        self.session
+            .send(&msg)
+            .await
+            .map_err(|e| stop(Verdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
         Ok(("driven", Some(format!("notifications/cancelled for id {}", s.id))))
     }
 
     /// Deliver the deferred transport events of `only` (or all of them).
     async fn deliver_deferred(&mut self, only: Option<AttemptId>) -> Result<Vec<String>, Stop> {
-        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
+        let (now, later): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
         self.deferred = later;
         let mut done = Vec::new();
         for (a, how) in now {
@@ -828,14 +986,21 @@ impl<'t> Driver<'t> {
             match how {
                 Deferred::CancelNotification => {
                     let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-                    self.session.send(&msg).await.map_err(|e| stop(Verdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
+                    self.session
+                        .send(&msg)
+                        .await
+                        .map_err(|e| stop(Verdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
                     done.push(format!("notifications/cancelled for id {} delivered", s.id));
                 }
                 Deferred::CloseStream => {
                     // The server must have the request before its stream can be closed on it.
                     self.await_headers(a, &s).await?;
                     let open = self.session.close_stream(&s.id);
-                    done.push(format!("response stream of id {} closed{}", s.id, if open { "" } else { " (it had already ended)" }));
+                    done.push(format!(
+                        "response stream of id {} closed{}",
+                        s.id,
+                        if open { "" } else { " (it had already ended)" }
+                    ));
                 }
             }
         }
@@ -850,7 +1015,10 @@ impl<'t> Driver<'t> {
     async fn await_response(&mut self, a: AttemptId) -> Result<Value, Stop> {
         let s = self.attempt(a)?;
         if s.stream_closed {
-            return Err(stop(Verdict::Diverged, format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1)));
+            return Err(stop(
+                Verdict::Diverged,
+                format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1),
+            ));
         }
         let deadline = Instant::now() + self.session.opts.step_timeout + self.session.opts.window * 2;
         loop {
@@ -858,14 +1026,25 @@ impl<'t> Driver<'t> {
                 return Ok(r);
             }
             if let Some(f) = self.session.failure_for(s.gen, &s.id) {
-                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1)));
+                return Err(stop(
+                    Verdict::Diverged,
+                    format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
+                ));
             }
             if let Some(c) = self.session.closed(s.gen) {
                 return Err(stop(Verdict::Diverged, format!("call {} attempt {}: expected a response, {c}", a.0, a.1)));
             }
             if Instant::now() >= deadline {
                 let reason = self.session.breach_note();
-                return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, (self.session.opts.step_timeout + self.session.opts.window * 2).as_millis())));
+                return Err(stop(
+                    Verdict::Inconclusive,
+                    format!(
+                        "call {} attempt {}: no response within {} ms{reason}",
+                        a.0,
+                        a.1,
+                        (self.session.opts.step_timeout + self.session.opts.window * 2).as_millis()
+                    ),
+                ));
             }
             self.session.pump(deadline).await;
         }
@@ -886,7 +1065,15 @@ impl<'t> Driver<'t> {
                 return Ok(("observed", Some(why)));
             }
             if Instant::now() >= deadline {
-                return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: the connection did not break within {} ms", a.0, a.1, self.session.opts.step_timeout.as_millis())));
+                return Err(stop(
+                    Verdict::Inconclusive,
+                    format!(
+                        "call {} attempt {}: the connection did not break within {} ms",
+                        a.0,
+                        a.1,
+                        self.session.opts.step_timeout.as_millis()
+                    ),
+                ));
             }
             self.session.pump(deadline).await;
         }
@@ -907,13 +1094,19 @@ impl<'t> Driver<'t> {
         match self.session.opts.target.transport() {
             Transport::Stdio => {
                 if self.session.closed(s.gen).is_some() || self.session.check_exit().is_some() {
-                    return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the server is gone before it could read the request", a.0, a.1)));
+                    return Err(stop(
+                        Verdict::Diverged,
+                        format!("call {} attempt {}: the server is gone before it could read the request", a.0, a.1),
+                    ));
                 }
                 Ok(("delivered", Some("written to the live server's stdin; its commit or response confirms it".into())))
             }
             Transport::Http => {
                 if s.stream_closed {
-                    return Ok(("delivered", Some("the server had accepted the request before its stream was closed".into())));
+                    return Ok((
+                        "delivered",
+                        Some("the server had accepted the request before its stream was closed".into()),
+                    ));
                 }
                 self.await_headers(a, &s).await?;
                 Ok(("observed", Some("the server accepted the POST (response headers)".into())))
@@ -927,16 +1120,36 @@ impl<'t> Driver<'t> {
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
         let deadline = Instant::now() + bound;
         loop {
-            let reading = self.session.read_stable().await.map_err(|e| stop(Verdict::Inconclusive, format!("call {} attempt {}: {e}", a.0, a.1)))?;
-            let n = self.session.opts.observer.effects(self.baseline, reading).map_err(|e| stop(Verdict::Inconclusive, e))?;
+            let reading = self
+                .session
+                .read_stable()
+                .await
+                .map_err(|e| stop(Verdict::Inconclusive, format!("call {} attempt {}: {e}", a.0, a.1)))?;
+            let n = self
+                .session
+                .opts
+                .observer
+                .effects(self.baseline, reading)
+                .map_err(|e| stop(Verdict::Inconclusive, e))?;
             if n >= expected as i64 {
-                let note = if n > expected as i64 { format!("{n} effects observed, the trace has {expected} here") } else { format!("{n} effect(s) observed") };
+                let note = if n > expected as i64 {
+                    format!("{n} effects observed, the trace has {expected} here")
+                } else {
+                    format!("{n} effect(s) observed")
+                };
                 return Ok(("observed", Some(note)));
             }
             if let Some(r) = self.response(a) {
                 // The answer came and a fresh reading still shows no effect for it.
                 let again = self.session.read_stable().await.map_err(|e| stop(Verdict::Inconclusive, e))?;
-                if self.session.opts.observer.effects(self.baseline, again).map_err(|e| stop(Verdict::Inconclusive, e))? < expected as i64 {
+                if self
+                    .session
+                    .opts
+                    .observer
+                    .effects(self.baseline, again)
+                    .map_err(|e| stop(Verdict::Inconclusive, e))?
+                    < expected as i64
+                {
                     return Err(stop(Verdict::NotReproduced, format!("call {} attempt {} was answered ({}) and the observer counts {n} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
                 }
                 continue;
@@ -944,29 +1157,54 @@ impl<'t> Driver<'t> {
             if let Some(f) = self.session.failure_for(s.gen, &s.id).map(str::to_string) {
                 // A cancelled request may end without a response; only others have failed.
                 if !s.cancelled && !s.stream_closed {
-                    return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the request failed before its effect was seen: {f}", a.0, a.1)));
+                    return Err(stop(
+                        Verdict::Diverged,
+                        format!("call {} attempt {}: the request failed before its effect was seen: {f}", a.0, a.1),
+                    ));
                 }
             }
             if let Some(why) = self.session.check_exit() {
                 // What it wrote last (a partial frame) is read after it is reaped: take it in.
                 self.session.await_closed(s.gen, Duration::from_secs(1)).await;
-                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: the server exited before its effect was seen ({why}){}", a.0, a.1, self.session.breach_note())));
+                return Err(stop(
+                    Verdict::Diverged,
+                    format!(
+                        "call {} attempt {}: the server exited before its effect was seen ({why}){}",
+                        a.0,
+                        a.1,
+                        self.session.breach_note()
+                    ),
+                ));
             }
             if let Some(c) = self.session.closed(s.gen).map(str::to_string) {
                 // stdio: no answer can come on a closed stdout, so waiting out the bound tells nothing more.
-                return Err(stop(Verdict::Diverged, format!("call {} attempt {}: {c} before its effect was seen{}", a.0, a.1, self.session.breach_note())));
+                return Err(stop(
+                    Verdict::Diverged,
+                    format!(
+                        "call {} attempt {}: {c} before its effect was seen{}",
+                        a.0,
+                        a.1,
+                        self.session.breach_note()
+                    ),
+                ));
             }
             if Instant::now() >= deadline {
                 let failed = match self.session.failure_for(s.gen, &s.id) {
                     Some(f) => format!("; its request failed: {f}"),
-                    None if !s.stream_closed && self.session.has_headers(s.gen, &s.id) => "; its response stream stayed open without a response".to_string(),
+                    None if !s.stream_closed && self.session.has_headers(s.gen, &s.id) => {
+                        "; its response stream stayed open without a response".to_string()
+                    }
                     None => String::new(),
                 };
                 let failed = match self.session.notifications() {
                     0 => failed,
                     n => format!("{failed}; the server sent {n} notification(s) meanwhile"),
                 };
-                let why = if s.cancelled { format!("; it was cancelled, and the server may have honoured that (the runner cannot tell a stopped call from a hung one){failed}") } else { failed };
+                let why = if s.cancelled {
+                    format!("; it was cancelled, and the server may have honoured that (the runner cannot tell a stopped call from a hung one){failed}")
+                } else {
+                    failed
+                };
                 let garbage = self.session.breach_note();
                 return Err(stop(Verdict::Inconclusive, format!("call {} attempt {}: no effect and no answer within {} ms ({n} of {expected} effects){why}{garbage}", a.0, a.1, bound.as_millis())));
             }
@@ -981,7 +1219,10 @@ impl<'t> Driver<'t> {
 
     async fn server_crash(&mut self) -> Result<(&'static str, Option<String>), Stop> {
         if !self.session.can_restart() {
-            return Err(stop(Verdict::Diverged, "ServerCrash: the runner did not start this HTTP server; give --launch so it can kill and restart it"));
+            return Err(stop(
+                Verdict::Diverged,
+                "ServerCrash: the runner did not start this HTTP server; give --launch so it can kill and restart it",
+            ));
         }
         if !self.session.opts.observer.outside_server() {
             self.pre_crash = Some(self.effects_now().await.map_err(|e| stop(Verdict::Inconclusive, e))?);
@@ -991,7 +1232,10 @@ impl<'t> Driver<'t> {
     }
 
     async fn server_restart(&mut self) -> Result<(&'static str, Option<String>), Stop> {
-        self.session.start().await.map_err(|e| stop(Verdict::Diverged, format!("ServerRestart: the server did not come back: {e}")))?;
+        self.session
+            .start()
+            .await
+            .map_err(|e| stop(Verdict::Diverged, format!("ServerRestart: the server did not come back: {e}")))?;
         if let Some(before) = self.pre_crash.take() {
             let after = self.effects_now().await.map_err(|e| stop(Verdict::Inconclusive, e))?;
             if before == 0 {
@@ -1009,5 +1253,7 @@ impl<'t> Driver<'t> {
 pub fn trace_profile(trace: &TraceFile) -> Result<Profile, String> {
     let origin = trace.meta.pointer("/profile/origin").and_then(Value::as_str).unwrap_or("");
     let by_origin = origin.strip_prefix("builtin:").map(str::to_string).unwrap_or_else(|| origin.to_string());
-    Profile::load(&trace.config.profile).or_else(|_| Profile::load(&by_origin)).map_err(|e| format!("cannot load the trace's profile `{}`: {e}", trace.config.profile))
+    Profile::load(&trace.config.profile)
+        .or_else(|_| Profile::load(&by_origin))
+        .map_err(|e| format!("cannot load the trace's profile `{}`: {e}", trace.config.profile))
 }

@@ -141,7 +141,10 @@ mod tests {
     fn lines_split_across_reads_are_joined() {
         let mut s = LineSplitter::new(100);
         assert_eq!(s.push(b"{\"a\""), vec![]);
-        assert_eq!(s.push(b":1}\n{\"b\":2}\npart"), vec![Piece::Line(b"{\"a\":1}".to_vec()), Piece::Line(b"{\"b\":2}".to_vec())]);
+        assert_eq!(
+            s.push(b":1}\n{\"b\":2}\npart"),
+            vec![Piece::Line(b"{\"a\":1}".to_vec()), Piece::Line(b"{\"b\":2}".to_vec())]
+        );
         assert_eq!(s.pending(), 4);
     }
 

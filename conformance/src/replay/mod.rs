@@ -43,13 +43,21 @@ pub enum Target {
 impl Target {
     /// Build a target from the CLI's `--stdio CMD` or `--http URL [--launch CMD]`, with the
     /// environment (`KEY=VALUE`) and working directory for the started process.
-    pub fn from_options(stdio: Option<&str>, http: Option<&str>, launch: Option<&str>, env: &[String], cwd: Option<PathBuf>) -> Result<Target> {
+    pub fn from_options(
+        stdio: Option<&str>,
+        http: Option<&str>,
+        launch: Option<&str>,
+        env: &[String],
+        cwd: Option<PathBuf>,
+    ) -> Result<Target> {
         let mut vars = Vec::new();
         for e in env {
             let (k, v) = e.split_once('=').ok_or_else(|| anyhow!("--env: `{e}` is not KEY=VALUE"))?;
             vars.push((k.to_string(), v.to_string()));
         }
-        let spec = |what: &str, line: &str| -> Result<LaunchSpec> { Ok(LaunchSpec { argv: split_command(what, line)?, env: vars.clone(), cwd: cwd.clone() }) };
+        let spec = |what: &str, line: &str| -> Result<LaunchSpec> {
+            Ok(LaunchSpec { argv: split_command(what, line)?, env: vars.clone(), cwd: cwd.clone() })
+        };
         match (stdio, http) {
             (Some(cmd), None) => {
                 if launch.is_some() {
@@ -289,7 +297,14 @@ impl ReplayResult {
             self.observer,
         );
         for st in &self.steps {
-            s.push_str(&format!("  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n", st.step, st.action, st.status, st.t_ms, st.note.as_ref().map_or(String::new(), |n| format!("  {n}"))));
+            s.push_str(&format!(
+                "  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n",
+                st.step,
+                st.action,
+                st.status,
+                st.t_ms,
+                st.note.as_ref().map_or(String::new(), |n| format!("  {n}"))
+            ));
         }
         for n in &self.notes {
             s.push_str(&format!("  note: {n}\n"));
@@ -311,7 +326,13 @@ pub fn write_result(result: &ReplayResult) -> Result<()> {
 }
 
 /// A result for a run that ended before it could reach a verdict of its own.
-pub fn interrupted(trace: &str, property: &str, options: &ReplayOptions, evidence: &evidence::Evidence, why: &str) -> ReplayResult {
+pub fn interrupted(
+    trace: &str,
+    property: &str,
+    options: &ReplayOptions,
+    evidence: &evidence::Evidence,
+    why: &str,
+) -> ReplayResult {
     evidence.record("verdict", json!({"verdict": "interrupted", "reason": why}));
     ReplayResult {
         verdict: Verdict::Interrupted,
@@ -348,7 +369,13 @@ pub fn revision_for(options: &ReplayOptions, profile: &mcp_once_model::Profile) 
 }
 
 /// Replay `trace` against the server in `options`, logging to `evidence`.
-pub async fn replay(trace: &mcp_once_model::trace::TraceFile, name: &str, profile: mcp_once_model::Profile, options: ReplayOptions, evidence: evidence::Evidence) -> ReplayResult {
+pub async fn replay(
+    trace: &mcp_once_model::trace::TraceFile,
+    name: &str,
+    profile: mcp_once_model::Profile,
+    options: ReplayOptions,
+    evidence: evidence::Evidence,
+) -> ReplayResult {
     let revision = revision_for(&options, &profile);
     let session = driver::Session::new(options, revision, evidence);
     driver::Driver::new(session, trace, name, profile).run().await
@@ -385,14 +412,21 @@ pub fn run_replay(path: &std::path::Path, options: ReplayOptions) -> Result<Repl
     let (trace, profile) = load_trace(path)?;
     let evidence = evidence::Evidence::new(options.evidence_dir.as_deref()).map_err(|e| anyhow!("--evidence: {e}"))?;
     let name = path.display().to_string();
-    let result = match block_on_interruptible(replay(&trace, &name, profile.clone(), options.clone(), evidence.clone()))? {
-        Some(r) => r,
-        None => {
-            let mut r = interrupted(&name, &trace.property, &options, &evidence, "interrupted by a signal; every server process group was killed");
-            r.revision = revision_for(&options, &profile);
-            r
-        }
-    };
+    let result =
+        match block_on_interruptible(replay(&trace, &name, profile.clone(), options.clone(), evidence.clone()))? {
+            Some(r) => r,
+            None => {
+                let mut r = interrupted(
+                    &name,
+                    &trace.property,
+                    &options,
+                    &evidence,
+                    "interrupted by a signal; every server process group was killed",
+                );
+                r.revision = revision_for(&options, &profile);
+                r
+            }
+        };
     write_result(&result)?;
     Ok(result)
 }

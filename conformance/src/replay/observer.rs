@@ -64,7 +64,9 @@ impl Observer {
         if step == 0.0 || !step.is_finite() {
             return Err(anyhow!("--observe-step: must be a non-zero number"));
         }
-        let (kind, rest) = spec.split_once(':').ok_or_else(|| anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND or tool:NAME[:SELECTOR]"))?;
+        let (kind, rest) = spec
+            .split_once(':')
+            .ok_or_else(|| anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND or tool:NAME[:SELECTOR]"))?;
         let source = match kind {
             "ledger" => {
                 if rest.is_empty() {
@@ -73,8 +75,10 @@ impl Observer {
                 let filter = match filter {
                     None => None,
                     Some(f) => {
-                        let (field, value) = f.split_once('=').ok_or_else(|| anyhow!("--observe-filter: `{f}` is not FIELD=JSON"))?;
-                        let value: Value = serde_json::from_str(value).with_context(|| format!("--observe-filter: the value of `{field}` is not JSON"))?;
+                        let (field, value) =
+                            f.split_once('=').ok_or_else(|| anyhow!("--observe-filter: `{f}` is not FIELD=JSON"))?;
+                        let value: Value = serde_json::from_str(value)
+                            .with_context(|| format!("--observe-filter: the value of `{field}` is not JSON"))?;
                         Some((field.to_string(), value))
                     }
                 };
@@ -94,7 +98,9 @@ impl Observer {
                 } else if selector.starts_with('/') || selector.is_empty() {
                     Extract::Pointer(selector.to_string())
                 } else {
-                    return Err(anyhow!("--observe: tool selector `{selector}` is neither a JSON pointer (/…) nor re:REGEX"));
+                    return Err(anyhow!(
+                        "--observe: tool selector `{selector}` is neither a JSON pointer (/…) nor re:REGEX"
+                    ));
                 };
                 let args = match tool_args {
                     Some(a) => serde_json::from_str(a).context("--observe-args: not JSON")?,
@@ -127,7 +133,11 @@ impl Observer {
     pub fn effects(&self, baseline: f64, reading: f64) -> Result<i64, String> {
         let n = (reading - baseline) / self.step;
         if (n - n.round()).abs() > 1e-9 {
-            return Err(format!("the reading moved by {} from {baseline}, not a whole number of steps of {}", reading - baseline, self.step));
+            return Err(format!(
+                "the reading moved by {} from {baseline}, not a whole number of steps of {}",
+                reading - baseline,
+                self.step
+            ));
         }
         Ok(n.round() as i64)
     }
@@ -164,17 +174,29 @@ pub async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)
 /// Run an observer command with a bound and parse the number it prints.
 pub async fn read_command(argv: &[String], bound: Duration) -> Result<f64, String> {
     let mut cmd = tokio::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true).process_group(0);
+    cmd.args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
     let child = cmd.spawn().map_err(|e| format!("observer command `{}`: {e}", argv[0]))?;
     let out = tokio::time::timeout(bound, child.wait_with_output())
         .await
         .map_err(|_| format!("observer command `{}` did not finish within {} ms", argv.join(" "), bound.as_millis()))?
         .map_err(|e| format!("observer command `{}`: {e}", argv[0]))?;
     if !out.status.success() {
-        return Err(format!("observer command `{}` failed ({}): {}", argv.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!(
+            "observer command `{}` failed ({}): {}",
+            argv.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    text.trim().parse::<f64>().map_err(|_| format!("observer command `{}` printed `{}`, not a number", argv.join(" "), text.trim()))
+    text.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("observer command `{}` printed `{}`, not a number", argv.join(" "), text.trim()))
 }
 
 /// Take the number out of a `tools/call` result.
@@ -184,11 +206,16 @@ pub fn extract(result: &Value, how: &Extract) -> Result<f64, String> {
     }
     match how {
         Extract::Pointer(p) => {
-            let v = result.get("structuredContent").and_then(|s| s.pointer(p)).ok_or_else(|| format!("no structuredContent{p} in the observer tool's result"))?;
+            let v = result
+                .get("structuredContent")
+                .and_then(|s| s.pointer(p))
+                .ok_or_else(|| format!("no structuredContent{p} in the observer tool's result"))?;
             match v {
                 Value::Number(n) => n.as_f64().ok_or_else(|| format!("structuredContent{p} = {n} is not a number")),
                 Value::Array(items) => Ok(items.len() as f64),
-                Value::String(s) => s.trim().parse().map_err(|_| format!("structuredContent{p} = {s:?} is not a number")),
+                Value::String(s) => {
+                    s.trim().parse().map_err(|_| format!("structuredContent{p} = {s:?} is not a number"))
+                }
                 other => Err(format!("structuredContent{p} = {other} is not a number or a list")),
             }
         }
@@ -196,9 +223,12 @@ pub fn extract(result: &Value, how: &Extract) -> Result<f64, String> {
             let text: String = result
                 .get("content")
                 .and_then(Value::as_array)
-                .map(|items| items.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"))
+                .map(|items| {
+                    items.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+                })
                 .unwrap_or_default();
-            let caps = re.captures(&text).ok_or_else(|| format!("/{re}/ does not match the observer tool's text {text:?}"))?;
+            let caps =
+                re.captures(&text).ok_or_else(|| format!("/{re}/ does not match the observer tool's text {text:?}"))?;
             let m = caps.get(1).or_else(|| caps.get(0)).expect("a match");
             m.as_str().trim().parse().map_err(|_| format!("/{re}/ matched {:?}, not a number", m.as_str()))
         }
@@ -226,9 +256,17 @@ mod tests {
 
     #[test]
     fn observer_specs_parse() {
-        assert!(matches!(Observer::parse("ledger:l.jsonl", Some("sdk=\"rust\""), None, 1.0).unwrap().source, Source::Ledger { filter: Some(_), .. }));
-        assert!(matches!(Observer::parse("tool:balance:/balance", None, Some("{\"account\":\"a\"}"), -42.0).unwrap().source, Source::Tool { .. }));
-        assert!(matches!(Observer::parse("tool:ledger_count", None, None, 1.0).unwrap().source, Source::Tool { extract: Extract::Pointer(ref p), .. } if p == "/count"));
+        assert!(matches!(
+            Observer::parse("ledger:l.jsonl", Some("sdk=\"rust\""), None, 1.0).unwrap().source,
+            Source::Ledger { filter: Some(_), .. }
+        ));
+        assert!(matches!(
+            Observer::parse("tool:balance:/balance", None, Some("{\"account\":\"a\"}"), -42.0).unwrap().source,
+            Source::Tool { .. }
+        ));
+        assert!(
+            matches!(Observer::parse("tool:ledger_count", None, None, 1.0).unwrap().source, Source::Tool { extract: Extract::Pointer(ref p), .. } if p == "/count")
+        );
         for (spec, filter, args, step, why) in [
             ("ledger", None, None, 1.0, "is not ledger:PATH"),
             ("disk:x", None, None, 1.0, "unknown observer"),

@@ -99,7 +99,13 @@ mod tests {
         assert_eq!(h[&(0, 1)], Hold::default());
 
         // A call that runs straight through needs nothing held.
-        let t = [ClientCall { call: 0 }, ServerReceive { call: 0, attempt: 0 }, ServerCommit { call: 0, attempt: 0 }, ServerRespond { call: 0, attempt: 0 }, ClientReceive { call: 0, attempt: 0 }];
+        let t = [
+            ClientCall { call: 0 },
+            ServerReceive { call: 0, attempt: 0 },
+            ServerCommit { call: 0, attempt: 0 },
+            ServerRespond { call: 0, attempt: 0 },
+            ClientReceive { call: 0, attempt: 0 },
+        ];
         assert_eq!(holds(&t)[&(0, 0)], Hold::default());
     }
 }

@@ -78,12 +78,21 @@ fn now_rfc3339() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, d.subsec_millis())
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
 }
 
 fn reference(c: &mcp_once_model::Citation) -> SpecReference {
     let url = match c.path.strip_prefix("docs/specification/") {
-        Some(rest) => format!("https://modelcontextprotocol.io/specification/{}", rest.trim_end_matches(".mdx").trim_end_matches("/index")),
+        Some(rest) => format!(
+            "https://modelcontextprotocol.io/specification/{}",
+            rest.trim_end_matches(".mdx").trim_end_matches("/index")
+        ),
         None => format!("https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/{}", c.path),
     };
     SpecReference { id: format!("{} {} § {}", c.revision, c.path, c.section), url }
@@ -150,16 +159,34 @@ const KEYED_SCENARIO: Scenario = Scenario {
 };
 
 /// The traces of one scenario: one per server behaviour, identical action sequences merged.
-fn scenario_traces(s: &Scenario, profile: &Profile, transport: mcp_once_model::Transport) -> Result<Vec<(String, TraceFile)>, String> {
+fn scenario_traces(
+    s: &Scenario,
+    profile: &Profile,
+    transport: mcp_once_model::Transport,
+) -> Result<Vec<(String, TraceFile)>, String> {
     let mut out: Vec<(String, TraceFile)> = Vec::new();
-    let (servers, key): (&[ServerImpl], KeyLifetime) = if s.key_servers.is_empty() { (&[ServerImpl::Plain, ServerImpl::HonoursCancel], KeyLifetime::None) } else { (s.key_servers, KeyLifetime::PerCall) };
+    let (servers, key): (&[ServerImpl], KeyLifetime) = if s.key_servers.is_empty() {
+        (&[ServerImpl::Plain, ServerImpl::HonoursCancel], KeyLifetime::None)
+    } else {
+        (s.key_servers, KeyLifetime::PerCall)
+    };
     for &server in servers {
-        let config = Config { profile: profile.name.clone(), transport, client: s.client, key, server, bounds: Bounds { calls: 1, retries: s.retries, crashes: s.crashes } };
+        let config = Config {
+            profile: profile.name.clone(),
+            transport,
+            client: s.client,
+            key,
+            server,
+            bounds: Bounds { calls: 1, retries: s.retries, crashes: s.crashes },
+        };
         let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce))?;
         let (kind, path) = if s.worst_case {
             (TraceKind::WorstCase, worst_case(&model).trace)
         } else {
-            (TraceKind::Counterexample(PropertyKind::AtMostOnce), check_property(&model, PropertyKind::AtMostOnce).counterexample)
+            (
+                TraceKind::Counterexample(PropertyKind::AtMostOnce),
+                check_property(&model, PropertyKind::AtMostOnce).counterexample,
+            )
         };
         let Some(path) = path else { continue };
         let name = format!("{}__{}__{}", s.id, transport.as_str(), server.as_str());
@@ -186,7 +213,13 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
         Err(e) => problem = Some(format!("the model gives no trace: {e}")),
         Ok(traces) => {
             for (name, trace) in traces {
-                for rule in trace.states.iter().filter_map(|st| st.pointer("/#meta/rules")).filter_map(Value::as_array).flatten() {
+                for rule in trace
+                    .states
+                    .iter()
+                    .filter_map(|st| st.pointer("/#meta/rules"))
+                    .filter_map(Value::as_array)
+                    .flatten()
+                {
                     if let Ok(c) = serde_json::from_value::<mcp_once_model::Citation>(rule["cite"].clone()) {
                         let r = reference(&c);
                         if !refs.iter().any(|x| x.id == r.id) {
@@ -208,12 +241,18 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
         }
     }
     let confirmed = runs.iter().find(|r| r.verdict == Verdict::Confirmed);
-    let untestable = runs.iter().find(|r| matches!(r.verdict, Verdict::Diverged | Verdict::Inconclusive | Verdict::Interrupted));
+    let untestable =
+        runs.iter().find(|r| matches!(r.verdict, Verdict::Diverged | Verdict::Inconclusive | Verdict::Interrupted));
     let (status, error) = match (&problem, confirmed, untestable) {
         (Some(p), _, _) => (Status::Warning, Some(format!("Not testable: {p}"))),
-        (None, Some(r), _) => (Status::Failure, Some(format!("the call took effect {} times: {}", r.observed_effects.unwrap_or(0), r.trace))),
+        (None, Some(r), _) => (
+            Status::Failure,
+            Some(format!("the call took effect {} times: {}", r.observed_effects.unwrap_or(0), r.trace)),
+        ),
         (None, None, Some(r)) => (Status::Warning, Some(format!("Not testable: {} ({})", r.reason, r.trace))),
-        (None, None, None) if runs.is_empty() => (Status::Warning, Some("Not testable: the model has no counterexample here".into())),
+        (None, None, None) if runs.is_empty() => {
+            (Status::Warning, Some("Not testable: the model has no counterexample here".into()))
+        }
         (None, None, None) => (Status::Success, None),
     };
     let details = json!({
@@ -223,7 +262,16 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
             "observed_effects": r.observed_effects, "reason": r.reason, "evidence": r.evidence,
         })).collect::<Vec<_>>(),
     });
-    CheckRecord { id: s.id.into(), name: s.name.into(), description: s.description.into(), status, timestamp: now_rfc3339(), spec_references: refs, details, error_message: error }
+    CheckRecord {
+        id: s.id.into(),
+        name: s.name.into(),
+        description: s.description.into(),
+        status,
+        timestamp: now_rfc3339(),
+        spec_references: refs,
+        details,
+        error_message: error,
+    }
 }
 
 /// The SEP-3182 citations for key checks, from the built-in profile.
@@ -232,7 +280,13 @@ fn sep_3182_refs() -> Vec<SpecReference> {
         Ok(p) => {
             let k = &p.knobs;
             let mut out = Vec::new();
-            for c in [&k.idempotency_key.cite, &k.idempotency_semantics.cite, &k.idempotency_in_progress.cite, &k.idempotency_conflict.cite, &k.idempotency_retention.cite] {
+            for c in [
+                &k.idempotency_key.cite,
+                &k.idempotency_semantics.cite,
+                &k.idempotency_in_progress.cite,
+                &k.idempotency_conflict.cite,
+                &k.idempotency_retention.cite,
+            ] {
                 let r = reference(c);
                 if !out.iter().any(|x: &SpecReference| x.id == r.id) {
                     out.push(r);
@@ -258,7 +312,11 @@ impl KeyProbe {
         let mut session = Session::new(options.clone(), revision, evidence);
         session.start().await.map_err(|e| format!("the server did not start: {e}"))?;
         let baseline = session.read_stable().await?;
-        let nonce = format!("mcp-once-probe-{:x}-{:x}", std::process::id(), SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
+        let nonce = format!(
+            "mcp-once-probe-{:x}-{:x}",
+            std::process::id(),
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+        );
         Ok(KeyProbe { session, nonce, next_id: 1, baseline })
     }
 
@@ -266,7 +324,12 @@ impl KeyProbe {
         format!("{}-{name}", self.nonce)
     }
 
-    async fn send(&mut self, key: &str, hold: Hold, args: Option<serde_json::Map<String, Value>>) -> Result<Value, String> {
+    async fn send(
+        &mut self,
+        key: &str,
+        hold: Hold,
+        args: Option<serde_json::Map<String, Value>>,
+    ) -> Result<Value, String> {
         let id = json!(self.next_id);
         self.next_id += 1;
         let mut msg = self.session.call_message(&id, Some(key), hold, std::time::Duration::ZERO);
@@ -346,20 +409,36 @@ async fn completed_key_replay(p: &mut KeyProbe) -> KeyOutcome {
     let after_second = p.effects().await?;
     let details = json!({"effects_after_first": after_first, "effects_after_second": after_second, "first": first, "second": second});
     if is_rejection(&first) {
-        return Ok((Status::Warning, Some(format!("Not testable: the first call with a key failed: {first}")), details));
+        return Ok((
+            Status::Warning,
+            Some(format!("Not testable: the first call with a key failed: {first}")),
+            details,
+        ));
     }
     if after_second > after_first {
-        return Ok((Status::Failure, Some(format!("the second call with the same key ran again ({after_second} effects)")), details));
+        return Ok((
+            Status::Failure,
+            Some(format!("the second call with the same key ran again ({after_second} effects)")),
+            details,
+        ));
     }
     if result_part(&first) != result_part(&second) {
-        return Ok((Status::Failure, Some("the second call ran nothing but did not return the stored result".into()), details));
+        return Ok((
+            Status::Failure,
+            Some("the second call ran nothing but did not return the stored result".into()),
+            details,
+        ));
     }
     Ok((Status::Success, None, details))
 }
 
 async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
     if !p.session.pace_args {
-        return Ok((Status::Warning, Some("Not testable: the tool takes no delay argument, so the runner cannot keep a call in progress".into()), json!({})));
+        return Ok((
+            Status::Warning,
+            Some("Not testable: the tool takes no delay argument, so the runner cannot keep a call in progress".into()),
+            json!({}),
+        ));
     }
     let key = p.key("in-progress");
     // Held after its commit: once its effect is seen, the first call has surely taken the key
@@ -380,10 +459,20 @@ async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
     // one a server must reject.
     let details = json!({"effects": effects, "first": first_resp, "duplicate": second});
     if effects > 1 {
-        return Ok((Status::Failure, Some(format!("the duplicate ran while the first was in progress ({effects} effects)")), details));
+        return Ok((
+            Status::Failure,
+            Some(format!("the duplicate ran while the first was in progress ({effects} effects)")),
+            details,
+        ));
     }
     if !is_rejection(&second) {
-        return Ok((Status::Failure, Some("the duplicate was not rejected while the first was in progress (it was answered as a success)".into()), details));
+        return Ok((
+            Status::Failure,
+            Some(
+                "the duplicate was not rejected while the first was in progress (it was answered as a success)".into(),
+            ),
+            details,
+        ));
     }
     Ok((Status::Success, None, details))
 }
@@ -397,23 +486,39 @@ async fn conflict_rejected(p: &mut KeyProbe) -> KeyOutcome {
     let after_second = p.effects().await?;
     let details = json!({"effects_after_first": after_first, "effects_after_second": after_second, "other_arguments": changed, "second": second});
     if is_rejection(&first) {
-        return Ok((Status::Warning, Some(format!("Not testable: the first call with a key failed: {first}")), details));
+        return Ok((
+            Status::Warning,
+            Some(format!("Not testable: the first call with a key failed: {first}")),
+            details,
+        ));
     }
     if after_second > after_first {
         return Ok((Status::Failure, Some("the same key with other arguments ran again".into()), details));
     }
     if !is_rejection(&second) {
-        return Ok((Status::Failure, Some("the same key with other arguments was answered as a success, not rejected".into()), details));
+        return Ok((
+            Status::Failure,
+            Some("the same key with other arguments was answered as a success, not rejected".into()),
+            details,
+        ));
     }
     Ok((Status::Success, None, details))
 }
 
 async fn survives_restart(p: &mut KeyProbe) -> KeyOutcome {
     if !p.session.can_restart() {
-        return Ok((Status::Warning, Some("Not testable: give --launch so the runner can restart the server".into()), json!({})));
+        return Ok((
+            Status::Warning,
+            Some("Not testable: give --launch so the runner can restart the server".into()),
+            json!({}),
+        ));
     }
     if !p.session.opts.observer.outside_server() {
-        return Ok((Status::Warning, Some("Not testable: a tool observer may lose its count with the process; use ledger: or cmd:".into()), json!({})));
+        return Ok((
+            Status::Warning,
+            Some("Not testable: a tool observer may lose its count with the process; use ledger: or cmd:".into()),
+            json!({}),
+        ));
     }
     let key = p.key("restart");
     let first = p.call(&key, None).await?;
@@ -424,7 +529,11 @@ async fn survives_restart(p: &mut KeyProbe) -> KeyOutcome {
     let after = p.effects().await?;
     let details = json!({"effects_before_restart": before, "effects_after_retry": after, "first": first, "after_restart": second});
     if after > before {
-        return Ok((Status::Failure, Some("dedup does not survive a restart: the same key ran again after SIGKILL and restart".into()), details));
+        return Ok((
+            Status::Failure,
+            Some("dedup does not survive a restart: the same key ran again after SIGKILL and restart".into()),
+            details,
+        ));
     }
     Ok((Status::Success, None, details))
 }
@@ -432,10 +541,26 @@ async fn survives_restart(p: &mut KeyProbe) -> KeyOutcome {
 async fn key_checks(options: &ReplayOptions, revision: Revision) -> Vec<CheckRecord> {
     let refs = sep_3182_refs();
     let checks: [(&str, &str, &str); 4] = [
-        ("sep-3182-completed-key-replay", "Completed key replays the stored result", "A second call with the key of a completed call returns the stored result and runs nothing"),
-        ("sep-3182-in-progress-rejected", "In-progress duplicate rejected", "A call with the key of a call still running is rejected and not run"),
-        ("sep-3182-key-conflict", "Same key, other arguments rejected", "A call that reuses a key with other arguments is rejected and not run"),
-        ("sep-3182-survives-restart", "Dedup survives a restart", "A call with the key of a completed call still runs nothing after the server is SIGKILLed and restarted"),
+        (
+            "sep-3182-completed-key-replay",
+            "Completed key replays the stored result",
+            "A second call with the key of a completed call returns the stored result and runs nothing",
+        ),
+        (
+            "sep-3182-in-progress-rejected",
+            "In-progress duplicate rejected",
+            "A call with the key of a call still running is rejected and not run",
+        ),
+        (
+            "sep-3182-key-conflict",
+            "Same key, other arguments rejected",
+            "A call that reuses a key with other arguments is rejected and not run",
+        ),
+        (
+            "sep-3182-survives-restart",
+            "Dedup survives a restart",
+            "A call with the key of a completed call still runs nothing after the server is SIGKILLed and restarted",
+        ),
     ];
     let mut out = Vec::new();
     for (i, (id, name, description)) in checks.iter().enumerate() {
@@ -451,9 +576,19 @@ async fn key_checks(options: &ReplayOptions, revision: Revision) -> Vec<CheckRec
             r
         }
         .await;
-        let (status, error, mut details) = outcome.unwrap_or_else(|e| (Status::Warning, Some(format!("Not testable: {e}")), json!({})));
+        let (status, error, mut details) =
+            outcome.unwrap_or_else(|e| (Status::Warning, Some(format!("Not testable: {e}")), json!({})));
         details["untestable"] = json!(status == Status::Warning);
-        out.push(CheckRecord { id: id.to_string(), name: name.to_string(), description: description.to_string(), status, timestamp: now_rfc3339(), spec_references: refs.clone(), details, error_message: error });
+        out.push(CheckRecord {
+            id: id.to_string(),
+            name: name.to_string(),
+            description: description.to_string(),
+            status,
+            timestamp: now_rfc3339(),
+            spec_references: refs.clone(),
+            details,
+            error_message: error,
+        });
     }
     out
 }
@@ -514,7 +649,13 @@ pub fn to_text(checks: &[CheckRecord]) -> String {
         }
     }
     let count = |st: Status| checks.iter().filter(|c| c.status == st).count();
-    s.push_str(&format!("{} checks: {} success, {} failure, {} warning\n", checks.len(), count(Status::Success), count(Status::Failure), count(Status::Warning)));
+    s.push_str(&format!(
+        "{} checks: {} success, {} failure, {} warning\n",
+        checks.len(),
+        count(Status::Success),
+        count(Status::Failure),
+        count(Status::Warning)
+    ));
     s
 }
 
@@ -531,7 +672,13 @@ mod tests {
 
     #[test]
     fn citations_become_spec_urls() {
-        let c = mcp_once_model::Citation { revision: "2025-11-25".into(), path: "docs/specification/2025-11-25/basic/lifecycle.mdx".into(), section: "Timeouts".into(), quote: String::new(), note: None };
+        let c = mcp_once_model::Citation {
+            revision: "2025-11-25".into(),
+            path: "docs/specification/2025-11-25/basic/lifecycle.mdx".into(),
+            section: "Timeouts".into(),
+            quote: String::new(),
+            note: None,
+        };
         assert_eq!(reference(&c).url, "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle");
     }
 

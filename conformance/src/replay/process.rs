@@ -165,7 +165,9 @@ impl Drop for ServerProcess {
             let deadline = std::time::Instant::now() + Duration::from_secs(2);
             loop {
                 match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
-                    Ok(WaitStatus::StillAlive) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+                    Ok(WaitStatus::StillAlive) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(2))
+                    }
                     _ => break,
                 }
             }

@@ -7,7 +7,9 @@ use super::process::LaunchSpec;
 use super::{KeyPlacement, ReplayOptions, Revision, Target};
 use mcp_once_model::search::{check_property, worst_case};
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
-use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -64,14 +66,20 @@ impl FixturePaths {
         let mut argv: Vec<String> = match sdk {
             Sdk::TypeScript => {
                 if !dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir() {
-                    return Err(format!("the TypeScript fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display()));
+                    return Err(format!(
+                        "the TypeScript fixture is not installed in {}: run conformance/fixtures/install.sh",
+                        dir.display()
+                    ));
                 }
                 vec!["node".into(), dir.join("typescript/server.mjs").display().to_string()]
             }
             Sdk::Python => {
                 let py = dir.join("python/.venv/bin/python");
                 if !py.is_file() {
-                    return Err(format!("the Python fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display()));
+                    return Err(format!(
+                        "the Python fixture is not installed in {}: run conformance/fixtures/install.sh",
+                        dir.display()
+                    ));
                 }
                 vec![py.display().to_string(), dir.join("python/server.py").display().to_string()]
             }
@@ -88,11 +96,19 @@ impl FixturePaths {
         let ledger = dir.join("ledger.jsonl");
         let mut more: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         let target = match transport {
-            Transport::Stdio => Target::Stdio(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() }),
+            Transport::Stdio => {
+                Target::Stdio(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() })
+            }
             Transport::Http => {
-                let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| format!("no free port: {e}"))?.port();
+                let port = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .map_err(|e| format!("no free port: {e}"))?
+                    .port();
                 more.extend(["--transport".into(), "http".into(), "--port".into(), port.to_string()]);
-                Target::Http { url: format!("http://127.0.0.1:{port}/mcp"), launch: Some(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() }) }
+                Target::Http {
+                    url: format!("http://127.0.0.1:{port}/mcp"),
+                    launch: Some(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() }),
+                }
             }
         };
         Ok(ReplayOptions {
@@ -100,7 +116,8 @@ impl FixturePaths {
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("an object"),
             key_at: KeyPlacement::Params,
-            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).map_err(|e| e.to_string())?,
+            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
+                .map_err(|e| e.to_string())?,
             revision: Some(Revision::R2025_11_25),
             step_timeout: Duration::from_secs(15),
             start_timeout: Duration::from_secs(30),
@@ -132,22 +149,62 @@ pub struct Scenario {
 /// The four scenarios, each on both transports: a timeout, cancellation and retry (scenarios 1
 /// and 3), a SIGKILL, restart and retry (2), a framework re-run of the step (4).
 pub const SCENARIOS: [Scenario; 3] = [
-    Scenario { name: "timeout-cancel-retry", client: ClientPolicy::RetryOnTimeout, retries: 1, crashes: 0, worst_case: false, effects: 2 },
-    Scenario { name: "kill-restart-retry", client: ClientPolicy::RetryOnDisconnect, retries: 1, crashes: 1, worst_case: false, effects: 2 },
-    Scenario { name: "framework-rerun", client: ClientPolicy::FrameworkRetry, retries: 2, crashes: 0, worst_case: true, effects: 3 },
+    Scenario {
+        name: "timeout-cancel-retry",
+        client: ClientPolicy::RetryOnTimeout,
+        retries: 1,
+        crashes: 0,
+        worst_case: false,
+        effects: 2,
+    },
+    Scenario {
+        name: "kill-restart-retry",
+        client: ClientPolicy::RetryOnDisconnect,
+        retries: 1,
+        crashes: 1,
+        worst_case: false,
+        effects: 2,
+    },
+    Scenario {
+        name: "framework-rerun",
+        client: ClientPolicy::FrameworkRetry,
+        retries: 2,
+        crashes: 0,
+        worst_case: true,
+        effects: 3,
+    },
 ];
 
 /// The model's trace for a one-call configuration: the shortest at-most-once counterexample,
 /// or (`worst`) the shortest path to the worst case.
 #[allow(clippy::too_many_arguments)]
-pub fn model_trace(profile: &str, transport: Transport, client: ClientPolicy, key: KeyLifetime, server: ServerImpl, retries: u8, crashes: u8, worst: bool) -> Result<(TraceFile, Profile), String> {
+pub fn model_trace(
+    profile: &str,
+    transport: Transport,
+    client: ClientPolicy,
+    key: KeyLifetime,
+    server: ServerImpl,
+    retries: u8,
+    crashes: u8,
+    worst: bool,
+) -> Result<(TraceFile, Profile), String> {
     let profile = Profile::load(profile).map_err(|e| e.to_string())?;
-    let config = Config { profile: profile.name.clone(), transport, client, key, server, bounds: Bounds { calls: 1, retries, crashes } };
+    let config = Config {
+        profile: profile.name.clone(),
+        transport,
+        client,
+        key,
+        server,
+        bounds: Bounds { calls: 1, retries, crashes },
+    };
     let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce))?;
     let (kind, path) = if worst {
         (TraceKind::WorstCase, worst_case(&model).trace)
     } else {
-        (TraceKind::Counterexample(PropertyKind::AtMostOnce), check_property(&model, PropertyKind::AtMostOnce).counterexample)
+        (
+            TraceKind::Counterexample(PropertyKind::AtMostOnce),
+            check_property(&model, PropertyKind::AtMostOnce).counterexample,
+        )
     };
     let path = path.ok_or("the model has no trace for this configuration")?;
     let itf = to_itf(&model, kind, &path, false);
@@ -157,5 +214,14 @@ pub fn model_trace(profile: &str, transport: Transport, client: ClientPolicy, ke
 
 /// The trace of `scenario` for `sdk`'s server over `transport` (2025-11-25).
 pub fn scenario_trace(scenario: &Scenario, sdk: Sdk, transport: Transport) -> Result<(TraceFile, Profile), String> {
-    model_trace("mcp-2025-11-25", transport, scenario.client, KeyLifetime::None, sdk.server_impl(), scenario.retries, scenario.crashes, scenario.worst_case)
+    model_trace(
+        "mcp-2025-11-25",
+        transport,
+        scenario.client,
+        KeyLifetime::None,
+        sdk.server_impl(),
+        scenario.retries,
+        scenario.crashes,
+        scenario.worst_case,
+    )
 }

@@ -78,10 +78,22 @@ const MAX_ERROR_BODY: usize = 2048;
 impl Connection {
     /// A connection over a stdio server's pipes. Reads stdout (frames) and stderr (logged)
     /// until they close.
-    pub fn stdio(generation: u32, stdin: ChildStdin, stdout: ChildStdout, stderr: ChildStderr, tx: UnboundedSender<WireEvent>, evidence: Evidence) -> Connection {
+    pub fn stdio(
+        generation: u32,
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        stderr: ChildStderr,
+        tx: UnboundedSender<WireEvent>,
+        evidence: Evidence,
+    ) -> Connection {
         let reader = tokio::spawn(read_stdout(generation, stdout, tx.clone(), evidence.clone()));
         let logger = tokio::spawn(log_stderr(stderr, evidence.clone()));
-        Connection { generation, kind: Kind::Stdio { stdin: tokio::sync::Mutex::new(Some(stdin)), tasks: vec![reader, logger] }, tx, evidence }
+        Connection {
+            generation,
+            kind: Kind::Stdio { stdin: tokio::sync::Mutex::new(Some(stdin)), tasks: vec![reader, logger] },
+            tx,
+            evidence,
+        }
     }
 
     /// A connection to a Streamable HTTP endpoint.
@@ -91,7 +103,13 @@ impl Connection {
             .connect_timeout(std::time::Duration::from_secs(5))
             .build()
             .map_err(|e| anyhow!("cannot build an HTTP client: {e}"))?;
-        let shared = HttpShared { client, url: url.to_string(), session: Mutex::new(None), protocol: Mutex::new(None), streams: Mutex::new(HashMap::new()) };
+        let shared = HttpShared {
+            client,
+            url: url.to_string(),
+            session: Mutex::new(None),
+            protocol: Mutex::new(None),
+            streams: Mutex::new(HashMap::new()),
+        };
         Ok(Connection { generation, kind: Kind::Http(Arc::new(shared)), tx, evidence })
     }
 
@@ -125,7 +143,14 @@ impl Connection {
             Kind::Http(h) => {
                 self.evidence.frame("out", "http POST", &text);
                 let id = msg.get("id").cloned().filter(|_| msg.get("method").is_some());
-                let task = tokio::spawn(post(self.generation, h.clone(), text, id.clone(), self.tx.clone(), self.evidence.clone()));
+                let task = tokio::spawn(post(
+                    self.generation,
+                    h.clone(),
+                    text,
+                    id.clone(),
+                    self.tx.clone(),
+                    self.evidence.clone(),
+                ));
                 if let Some(id) = id {
                     h.streams.lock().expect("lock").insert(id_key(&id), task);
                 }
@@ -187,8 +212,13 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
             Ok(0) => {
                 let pending = splitter.pending();
                 if pending > 0 {
-                    evidence.record("garbage", json!({"channel": "stdio", "reason": format!("{pending} bytes after the last newline")}));
-                    send(EventKind::Garbage(format!("stdout ended inside a frame ({pending} bytes after the last newline)")));
+                    evidence.record(
+                        "garbage",
+                        json!({"channel": "stdio", "reason": format!("{pending} bytes after the last newline")}),
+                    );
+                    send(EventKind::Garbage(format!(
+                        "stdout ended inside a frame ({pending} bytes after the last newline)"
+                    )));
                 }
                 evidence.record("transport", json!({"event": "stdout-closed"}));
                 send(EventKind::Closed("the server closed its stdout".into()));
@@ -263,7 +293,14 @@ async fn log_stderr(mut stderr: ChildStderr, evidence: Evidence) {
     }
 }
 
-async fn post(generation: u32, h: Arc<HttpShared>, body: String, id: Option<Value>, tx: UnboundedSender<WireEvent>, evidence: Evidence) {
+async fn post(
+    generation: u32,
+    h: Arc<HttpShared>,
+    body: String,
+    id: Option<Value>,
+    tx: UnboundedSender<WireEvent>,
+    evidence: Evidence,
+) {
     let send = |kind| {
         let _ = tx.send(WireEvent { conn: generation, kind });
     };
@@ -310,8 +347,12 @@ async fn post(generation: u32, h: Arc<HttpShared>, body: String, id: Option<Valu
     if let Some(s) = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
         *h.session.lock().expect("lock") = Some(s.to_string());
     }
-    let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    evidence.record("transport", json!({"event": "http-response", "id": id, "status": status, "content_type": content_type}));
+    let content_type =
+        resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    evidence.record(
+        "transport",
+        json!({"event": "http-response", "id": id, "status": status, "content_type": content_type}),
+    );
     if let Some(id) = &id {
         send(EventKind::Headers { id: id.clone(), status });
     }
