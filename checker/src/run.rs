@@ -13,6 +13,7 @@ use mcp_once_model::{
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -62,6 +63,71 @@ pub fn profile_for(name: &str, loaded: &mut Vec<Profile>) -> Result<Profile> {
 /// The built-in profiles.
 pub fn builtins() -> Vec<Profile> {
     builtin_profiles()
+}
+
+/// The default matrix's cells under `profiles`, each with its profile.
+pub fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
+    mcp_once_model::catalogue::matrix(profiles)
+        .into_iter()
+        .map(|c| {
+            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
+            (c, p)
+        })
+        .collect()
+}
+
+/// The exit code for checked cells: 1 when a property is violated, 2 when the one cell asked
+/// for does not apply, 0 otherwise.
+pub fn exit_code(cells: &[Cell]) -> ExitCode {
+    let any_violated = cells.iter().any(|c| matches!(&c.outcome, Ok(k) if k.any_violated()));
+    let any_inapplicable = cells.iter().any(|c| c.outcome.is_err());
+    if any_violated {
+        ExitCode::from(1)
+    } else if any_inapplicable && cells.len() == 1 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The number of threads to search on: one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A progress bar on standard error when it is a terminal (none in pipes and CI logs).
+fn progress(cells: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(cells as u64);
+    let style = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} cells, {elapsed}")
+        .expect("template")
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(what.to_string());
+    Some(bar)
+}
+
+/// Run cells on every core with a progress bar on a terminal.
+pub fn run_with_progress(
+    what: &str,
+    configs: Vec<(Config, Profile)>,
+    props: &[PropertyKind],
+    out: Option<&Path>,
+) -> Result<Vec<Cell>> {
+    let bar = progress(configs.len(), what);
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let cells = run_cells(configs, props, out, threads(), &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    cells
 }
 
 /// A file name for a trace of `config` (no directories).

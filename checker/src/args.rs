@@ -1,14 +1,100 @@
-//! `mcp-once replay` and `mcp-once probe`: the command-line face of the conformance runner.
+//! Argument groups that several commands share: the configuration flags (`check`, `explore`),
+//! the output format (`check`, `matrix`, `diff`), the property selection, and the server under
+//! test (`replay`, `probe`).
 
+use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
-use mcp_once_conformance::replay::{self, observer::Observer, KeyPlacement, ReplayOptions, Revision, Target};
+use mcp_once_conformance::replay::{observer::Observer, KeyPlacement, ReplayOptions, Revision, Target};
+use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
+/// Output format of `check`, `matrix` and `diff`: text, json or markdown. (The values carry no
+/// doc comments on purpose: clap would list them in `--help`, which has never shown them.)
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// A value parsed with its `FromStr` (the model's names), for clap.
 fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
     s.parse()
+}
+
+/// The flags that choose one configuration; what is not given takes its default.
+#[derive(Args)]
+pub struct ConfigArgs {
+    /// Profile: a built-in name (mcp-2025-11-25, mcp-2026-07-28, sep-3182, outcome-query) or a file.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Transport: stdio or http.
+    #[arg(long, value_parser = parse::<Transport>)]
+    pub transport: Option<Transport>,
+    /// Client policy: no-retry, retry-on-timeout, retry-on-disconnect, retry-any, framework-retry.
+    #[arg(long, value_parser = parse::<ClientPolicy>)]
+    pub client: Option<ClientPolicy>,
+    /// Idempotency key lifetime: none, per-call, per-attempt, per-step.
+    #[arg(long, value_parser = parse::<KeyLifetime>)]
+    pub key: Option<KeyLifetime>,
+    /// Server: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, key-volatile, key-durable, key-after-effect, key-expiring.
+    #[arg(long, value_parser = parse::<ServerImpl>)]
+    pub server: Option<ServerImpl>,
+    /// Logical calls (1 to 3).
+    #[arg(long)]
+    pub calls: Option<u8>,
+    /// Retries, or framework re-runs, per call (0 to 3).
+    #[arg(long)]
+    pub retries: Option<u8>,
+    /// Server crashes (0 to 3).
+    #[arg(long)]
+    pub crashes: Option<u8>,
+}
+
+impl ConfigArgs {
+    /// Whether any configuration flag was given.
+    pub fn any(&self) -> bool {
+        self.profile.is_some()
+            || self.transport.is_some()
+            || self.client.is_some()
+            || self.key.is_some()
+            || self.server.is_some()
+            || self.calls.is_some()
+            || self.retries.is_some()
+            || self.crashes.is_some()
+    }
+
+    /// The configuration, with defaults for what is not given, and its profile.
+    pub fn resolve(&self) -> Result<(Config, Profile)> {
+        let mut loaded = builtins();
+        let profile_name = self.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
+        let profile = profile_for(&profile_name, &mut loaded)?;
+        let server = self.server.unwrap_or(ServerImpl::Plain);
+        let config = Config {
+            profile: profile_name,
+            transport: self.transport.unwrap_or(Transport::Stdio),
+            client: self.client.unwrap_or(ClientPolicy::RetryOnTimeout),
+            key: self.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None }),
+            server,
+            bounds: Bounds {
+                calls: self.calls.unwrap_or(1),
+                retries: self.retries.unwrap_or(1),
+                crashes: self.crashes.unwrap_or(1),
+            },
+        };
+        config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
+        Ok((config, profile))
+    }
+}
+
+/// The properties a `--property` value names: one, or every one for `all`.
+pub fn properties(arg: &str) -> Result<Vec<PropertyKind>> {
+    if arg == "all" {
+        return Ok(PropertyKind::ALL.to_vec());
+    }
+    Ok(vec![arg.parse::<PropertyKind>().map_err(|e| anyhow!("--property: {e}"))?])
 }
 
 /// The server under test, what to call on it, and how to count effects.
@@ -39,7 +125,7 @@ pub struct TargetArgs {
     /// Where an idempotency key goes: params (params.idempotencyKey), meta:NAME or arg:NAME
     /// (replay default: params; probe: given = also run the SEP-3182 key checks).
     #[arg(long, value_parser = parse::<KeyPlacement>)]
-    key_at: Option<KeyPlacement>,
+    pub key_at: Option<KeyPlacement>,
     /// How effects are counted: ledger:PATH, cmd:"CMD" (prints a number) or
     /// tool:NAME[:/json/pointer|:re:REGEX] (a tool on the server; default pointer /count).
     #[arg(long, value_name = "OBSERVER")]
@@ -118,51 +204,4 @@ impl TargetArgs {
             evidence_dir: self.evidence.clone(),
         })
     }
-}
-
-/// `mcp-once replay` arguments.
-#[derive(Args)]
-pub struct ReplayArgs {
-    /// The trace file (from check --out or matrix --out).
-    trace: PathBuf,
-    #[command(flatten)]
-    target: TargetArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
-}
-
-/// Run `mcp-once replay`.
-pub fn cmd_replay(a: ReplayArgs) -> Result<ExitCode> {
-    let options = a.target.options()?;
-    let result = replay::run_replay(&a.trace, options)?;
-    match a.format {
-        OutFormat::Text => print!("{}", result.to_text()),
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&result.to_json())?),
-    }
-    Ok(ExitCode::from(result.verdict.exit_code()))
-}
-
-/// `mcp-once probe` arguments.
-#[derive(Args)]
-pub struct ProbeArgs {
-    #[command(flatten)]
-    target: TargetArgs,
-    /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape).
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
-}
-
-/// Run `mcp-once probe`.
-pub fn cmd_probe(a: ProbeArgs) -> Result<ExitCode> {
-    let options = a.target.options()?;
-    let Some(checks) = replay::run_probe(options, a.target.key_at.is_some())? else {
-        eprintln!("mcp-once: probe interrupted; every server process group was killed");
-        return Ok(ExitCode::from(2));
-    };
-    match a.format {
-        OutFormat::Text => print!("{}", replay::probe::to_text(&checks)),
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&replay::probe::to_json(&checks))?),
-    }
-    Ok(ExitCode::from(replay::probe::exit_code(&checks)))
 }

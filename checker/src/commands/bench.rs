@@ -10,14 +10,14 @@
 //! reset before each cell through `/proc/self/clear_refs`; where that reset is refused the
 //! figure is the peak so far and is marked as such.
 
-use crate::run::{builtins, run_cells, Cell};
+use crate::report::bench::{bench_text, BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
+use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_model::catalogue::matrix;
 use mcp_once_model::{
     explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
-use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -60,84 +60,6 @@ pub enum BenchFormat {
     Text,
     /// One JSON object.
     Json,
-}
-
-/// The machine the figures come from.
-#[derive(Serialize)]
-struct Machine {
-    cpus: usize,
-    cpu_model: String,
-    ram_mib: u64,
-    rustc: String,
-}
-
-/// One cell searched on its own.
-#[derive(Serialize, serde::Deserialize)]
-struct CellRun {
-    name: String,
-    config: String,
-    generated: usize,
-    unique: usize,
-    depth: usize,
-    seconds: f64,
-    states_per_second: f64,
-    peak_rss_mib: f64,
-    bytes_per_state: f64,
-    at_most_once: String,
-}
-
-/// The default matrix as `check` runs it.
-#[derive(Serialize)]
-struct MatrixRun {
-    what: String,
-    cells: usize,
-    checked: usize,
-    searches: usize,
-    threads: usize,
-    seconds: f64,
-    search_seconds: f64,
-    verify_seconds: f64,
-    slowest: Vec<MatrixCell>,
-}
-
-/// One cell of a matrix run.
-#[derive(Serialize)]
-struct MatrixCell {
-    config: String,
-    unique: usize,
-    search_seconds: f64,
-    verify_seconds: f64,
-}
-
-/// Everything one bench run measured.
-#[derive(Serialize)]
-struct Report {
-    quick: bool,
-    machine: Machine,
-    cells: Vec<CellRun>,
-    matrix: Option<MatrixRun>,
-    growth: Vec<CellRun>,
-    replay: ReplayRun,
-}
-
-/// One replay's time.
-#[derive(Serialize)]
-struct ReplayTime {
-    sdk: &'static str,
-    transport: &'static str,
-    scenario: &'static str,
-    verdict: String,
-    effects: Option<i64>,
-    seconds: f64,
-}
-
-/// The replay part: each scenario on each SDK and transport, the three SDKs at once.
-#[derive(Serialize, Default)]
-struct ReplayRun {
-    /// Why it was not measured, if it was not.
-    skipped: Option<String>,
-    runs: Vec<ReplayTime>,
-    wall_seconds: f64,
 }
 
 /// Replay the four scenarios (`sdk_fixtures::SCENARIOS` on stdio and HTTP) against the three
@@ -208,6 +130,7 @@ fn run_replays() -> Result<ReplayRun> {
     Ok(ReplayRun { skipped: None, runs, wall_seconds })
 }
 
+/// The machine this runs on.
 fn machine() -> Machine {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
@@ -237,6 +160,7 @@ fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
+/// A built-in profile by name.
 fn profile(name: &str) -> Profile {
     builtins().into_iter().find(|p| p.name == name).expect("built-in profile")
 }
@@ -296,6 +220,7 @@ fn measure(name: &str, config: Config) -> Result<CellRun> {
     })
 }
 
+/// Run the default matrix (one call per cell when `quick`) and time it.
 fn run_matrix(quick: bool) -> Result<MatrixRun> {
     let profiles = builtins();
     let configs: Vec<(Config, Profile)> = matrix(&profiles)
@@ -308,12 +233,12 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
             (c, p)
         })
         .collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads();
     let started = Instant::now();
     let cells = run_cells(configs, PropertyKind::ALL, None, threads, &|| {})?;
     let seconds = started.elapsed().as_secs_f64();
-    let checked: Vec<&crate::run::Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
-    let own = |k: &&&crate::run::Checked| !k.shared;
+    let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
+    let own = |k: &&&Checked| !k.shared;
     let mut slowest: Vec<MatrixCell> = checked
         .iter()
         .filter(own)
@@ -343,6 +268,7 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
     })
 }
 
+/// The safe cell at growing bounds, each point in its own process.
 fn growth(quick: bool) -> Result<Vec<CellRun>> {
     let mut rows = Vec::new();
     let base = Bounds { calls: 2, retries: 2, crashes: 1 };
@@ -396,99 +322,10 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             ..Default::default()
         }
     };
-    let report = Report { quick: a.quick, machine, cells, matrix, growth, replay };
+    let report = BenchReport { quick: a.quick, machine, cells, matrix, growth, replay };
     match a.format {
         BenchFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        BenchFormat::Text => print!("{}", text(&report)),
+        BenchFormat::Text => print!("{}", bench_text(&report)),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn table(rows: &[CellRun]) -> String {
-    let mut out = format!(
-        "  {:<22} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
-        "cell", "generated", "unique", "depth", "wall s", "states/s", "peak MiB", "B/state", "at-most-once"
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "  {:<22} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
-            r.name,
-            r.generated,
-            r.unique,
-            r.depth,
-            r.seconds,
-            r.states_per_second,
-            r.peak_rss_mib,
-            r.bytes_per_state,
-            r.at_most_once
-        ));
-    }
-    out
-}
-
-fn text(r: &Report) -> String {
-    let m = &r.machine;
-    let mut out = format!(
-        "mcp-once bench{}: {} CPUs ({}), {} MiB RAM, {}\n\ncells, each searched alone (every property, one thread):\n",
-        if r.quick { " --quick" } else { "" },
-        m.cpus,
-        m.cpu_model,
-        m.ram_mib,
-        m.rustc
-    );
-    if r.cells.is_empty() {
-        out.push_str("  (not run)\n");
-    } else {
-        out.push_str(&table(&r.cells));
-    }
-    for c in &r.cells {
-        out.push_str(&format!("  {}: {}\n", c.name, c.config));
-    }
-    if let Some(x) = &r.matrix {
-        out.push_str(&format!(
-        "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
-        x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
-    ));
-        for c in &x.slowest {
-            out.push_str(&format!(
-                "  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n",
-                c.unique, c.search_seconds, c.verify_seconds, c.config
-            ));
-        }
-    }
-    out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
-    if r.growth.is_empty() {
-        out.push_str("  (not run)\n");
-    } else {
-        out.push_str(&table(&r.growth));
-    }
-    match &r.replay.skipped {
-        Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
-        None => {
-            out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures (one SDK per thread, servers started inside the time): {:.2} s wall\n", r.replay.wall_seconds));
-            out.push_str(&format!(
-                "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8}\n",
-                "sdk", "trans.", "scenario", "verdict", "effects", "wall s"
-            ));
-            for t in &r.replay.runs {
-                out.push_str(&format!(
-                    "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8.2}\n",
-                    t.sdk,
-                    t.transport,
-                    t.scenario,
-                    t.verdict,
-                    t.effects.map_or("-".into(), |n| n.to_string()),
-                    t.seconds
-                ));
-            }
-            for sdk in ["typescript", "python", "rust"] {
-                for tr in ["stdio", "http"] {
-                    let sum: f64 =
-                        r.replay.runs.iter().filter(|t| t.sdk == sdk && t.transport == tr).map(|t| t.seconds).sum();
-                    out.push_str(&format!("  {sdk} over {tr}: {sum:.2} s\n"));
-                }
-            }
-        }
-    }
-    out
 }

@@ -1,0 +1,53 @@
+//! `mcp-once fixture`: the bundled Rust (rmcp) ledger fixture server.
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use mcp_once_conformance::fixture;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `mcp-once fixture`.
+#[derive(Args)]
+pub struct FixtureArgs {
+    /// Which SDK's fixture: rust (bundled). The TypeScript and Python ones run under node and python.
+    #[arg(long, default_value = "rust")]
+    sdk: String,
+    /// stdio or http (Streamable HTTP on 127.0.0.1).
+    #[arg(long, default_value = "stdio")]
+    transport: fixture::Transport,
+    /// plain, key-volatile, key-durable, key-after-effect or key-expiring (SEP-3182 key stores).
+    #[arg(long, default_value = "plain")]
+    variant: fixture::Variant,
+    /// The ledger file: one fsynced JSON line per side effect.
+    #[arg(long)]
+    ledger: PathBuf,
+    /// HTTP port on 127.0.0.1 (0: any free port; the server prints `listening URL` on stderr).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// key-expiring: records older than this many milliseconds are treated as absent.
+    #[arg(long, default_value_t = 60_000)]
+    retention_ms: u64,
+}
+
+/// Run `mcp-once fixture` (serves until its input closes or it is stopped).
+pub fn run(a: FixtureArgs) -> Result<ExitCode> {
+    if a.sdk != "rust" {
+        let how = match a.sdk.as_str() {
+            "typescript" => "node conformance/fixtures/typescript/server.mjs --ledger PATH [--transport http --port N]",
+            "python" => "conformance/fixtures/python/.venv/bin/python conformance/fixtures/python/server.py --ledger PATH [--transport http --port N]",
+            other => return Err(anyhow!("--sdk {other}: unknown SDK (rust, typescript, python)")),
+        };
+        return Err(anyhow!(
+            "--sdk {}: not bundled in this binary; after conformance/fixtures/install.sh run: {how}",
+            a.sdk
+        ));
+    }
+    fixture::run_blocking(fixture::FixtureOptions {
+        transport: a.transport,
+        port: a.port,
+        ledger: a.ledger,
+        variant: a.variant,
+        retention_ms: a.retention_ms,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

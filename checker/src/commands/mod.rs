@@ -1,0 +1,13 @@
+//! One module per subcommand: its options (a clap `Args` struct) and one `run` function that
+//! does it and returns the exit code.
+
+pub mod bench;
+pub mod check;
+pub mod diff;
+pub mod explain;
+pub mod explore;
+pub mod fixture;
+pub mod matrix;
+pub mod probe;
+pub mod profiles;
+pub mod replay;

@@ -1,0 +1,179 @@
+//! What a cell's verdicts come to, in a form that compares across profiles (`ShortVerdict`,
+//! `Signature`), and which cells of the matrix change between two profiles (`Diff`).
+
+use crate::run::{Cell, Checked};
+use mcp_once_model::search::Counterexample;
+use mcp_once_model::{ClientPolicy, Config, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict};
+use std::fmt;
+
+/// One property's verdict in one cell, as tables show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortVerdict {
+    /// The configuration does not apply under its profile: `n/a`.
+    NotApplicable,
+    /// The property was not checked: `-`.
+    NotChecked,
+    /// It holds: `holds`.
+    Holds,
+    /// It is violated: `✗ s/e`, a shortest counterexample of s steps reaching e side effects.
+    Violated {
+        /// Steps of the shortest counterexample.
+        steps: usize,
+        /// Side effects for one logical call at its end.
+        effects: u8,
+    },
+}
+
+impl ShortVerdict {
+    /// The verdict on `p` in `cell`.
+    pub fn of(cell: &Cell, p: PropertyKind) -> ShortVerdict {
+        match &cell.outcome {
+            Err(_) => ShortVerdict::NotApplicable,
+            Ok(c) => match c.results.iter().find(|r| r.property == p) {
+                None => ShortVerdict::NotChecked,
+                Some(r) if r.verdict == Verdict::Holds => ShortVerdict::Holds,
+                Some(r) => {
+                    let cex = r.counterexample.as_ref().expect("violated has a trace");
+                    ShortVerdict::Violated { steps: cex.len(), effects: cex.effects() }
+                }
+            },
+        }
+    }
+}
+
+impl fmt::Display for ShortVerdict {
+    /// The form tables show: `holds`, `✗ 8/2` (steps/effects), `n/a` or `-`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShortVerdict::NotApplicable => f.write_str("n/a"),
+            ShortVerdict::NotChecked => f.write_str("-"),
+            ShortVerdict::Holds => f.write_str("holds"),
+            ShortVerdict::Violated { steps, effects } => write!(f, "✗ {steps}/{effects}"),
+        }
+    }
+}
+
+/// One cell's verdicts, comparable across profiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    /// One verdict per property of `PropertyKind::ALL`, in that order.
+    pub verdicts: Vec<ShortVerdict>,
+    /// The worst case (side effects for one logical call); `None` where the cell does not apply.
+    pub worst: Option<u8>,
+}
+
+impl Signature {
+    /// The signature of a cell; a cell missing from a matrix reads as one that does not apply.
+    pub fn of(cell: Option<&Cell>) -> Signature {
+        match cell {
+            None => Signature { verdicts: vec![ShortVerdict::NotApplicable; PropertyKind::ALL.len()], worst: None },
+            Some(c) => Signature {
+                verdicts: PropertyKind::ALL.iter().map(|p| ShortVerdict::of(c, *p)).collect(),
+                worst: c.outcome.as_ref().ok().map(|k| k.worst.effects),
+            },
+        }
+    }
+}
+
+/// What identifies a cell of the default matrix across profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CellKey {
+    /// Transport.
+    pub transport: Transport,
+    /// Client policy.
+    pub client: ClientPolicy,
+    /// Idempotency key lifetime.
+    pub key: KeyLifetime,
+    /// Server implementation.
+    pub server: ServerImpl,
+}
+
+impl CellKey {
+    /// The key of a configuration.
+    pub fn of(c: &Config) -> CellKey {
+        CellKey { transport: c.transport, client: c.client, key: c.key, server: c.server }
+    }
+}
+
+/// One cell whose verdicts differ between the two profiles.
+pub struct Change<'a> {
+    /// Which cell.
+    pub key: CellKey,
+    /// The cell under the first profile, if the matrix has it.
+    pub before: Option<&'a Cell>,
+    /// The cell under the second profile, if the matrix has it.
+    pub after: Option<&'a Cell>,
+    /// Its verdicts before.
+    pub was: Signature,
+    /// Its verdicts after.
+    pub now: Signature,
+}
+
+/// Whether a counterexample appeared or disappeared with the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Appearance {
+    /// Violated after, not before.
+    New,
+    /// Violated before, not after.
+    Vanished,
+}
+
+/// A counterexample to one property that exists on one side of a change only.
+pub struct CounterexampleChange<'a> {
+    /// New or vanished.
+    pub appearance: Appearance,
+    /// The property.
+    pub property: PropertyKind,
+    /// The checked cell it belongs to (the one after for a new one, before for a vanished one).
+    pub cell: &'a Checked,
+    /// The counterexample.
+    pub counterexample: &'a Counterexample,
+}
+
+impl<'a> Change<'a> {
+    /// The new and the vanished counterexamples, in `PropertyKind::ALL` order.
+    pub fn counterexamples(&self) -> Vec<CounterexampleChange<'a>> {
+        let violated = |cell: Option<&'a Cell>, p: PropertyKind| {
+            let checked = cell?.outcome.as_ref().ok()?;
+            let cex = checked.results.iter().find(|r| r.property == p)?.counterexample.as_ref()?;
+            Some((checked, cex))
+        };
+        let mut out = Vec::new();
+        for p in PropertyKind::ALL {
+            let (appearance, (cell, counterexample)) = match (violated(self.before, *p), violated(self.after, *p)) {
+                (None, Some(after)) => (Appearance::New, after),
+                (Some(before), None) => (Appearance::Vanished, before),
+                _ => continue,
+            };
+            out.push(CounterexampleChange { appearance, property: *p, cell, counterexample });
+        }
+        out
+    }
+}
+
+/// The matrix under two profiles, reduced to the cells that change.
+pub struct Diff<'a> {
+    /// The first profile's name.
+    pub a: &'a str,
+    /// The second profile's name.
+    pub b: &'a str,
+    /// The cells that change, in `CellKey` order.
+    pub changes: Vec<Change<'a>>,
+}
+
+/// Compare the cells of profile `a` with those of profile `b`.
+pub fn diff<'a>(a: &'a str, cells_a: &'a [Cell], b: &'a str, cells_b: &'a [Cell]) -> Diff<'a> {
+    let mut keys: Vec<CellKey> = cells_a.iter().chain(cells_b).map(|c| CellKey::of(&c.config)).collect();
+    keys.sort();
+    keys.dedup();
+    let find = |cells: &'a [Cell], k: CellKey| cells.iter().find(|c| CellKey::of(&c.config) == k);
+    let mut changes = Vec::new();
+    for key in keys {
+        let (before, after) = (find(cells_a, key), find(cells_b, key));
+        let (was, now) = (Signature::of(before), Signature::of(after));
+        if was != now {
+            changes.push(Change { key, before, after, was, now });
+        }
+    }
+    Diff { a, b, changes }
+}

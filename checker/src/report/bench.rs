@@ -1,0 +1,214 @@
+//! `bench`: what one run measured (the JSON it prints is these types, serialised in field
+//! order), and the same as text tables.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine the figures come from.
+#[derive(Serialize)]
+pub struct Machine {
+    /// Cores available to this process.
+    pub cpus: usize,
+    /// The CPU's model name (`/proc/cpuinfo`).
+    pub cpu_model: String,
+    /// Memory, in MiB.
+    pub ram_mib: u64,
+    /// `rustc --version`.
+    pub rustc: String,
+}
+
+/// One cell searched on its own.
+#[derive(Serialize, Deserialize)]
+pub struct CellRun {
+    /// What the row is (`safe cell, 2 calls`, `calls: c1 r2 k1`).
+    pub name: String,
+    /// The configuration, as flags.
+    pub config: String,
+    /// States generated, repeats included.
+    pub generated: usize,
+    /// Unique states.
+    pub unique: usize,
+    /// Largest depth.
+    pub depth: usize,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// Generated states per second.
+    pub states_per_second: f64,
+    /// Peak resident memory, MiB.
+    pub peak_rss_mib: f64,
+    /// Memory grown per unique state.
+    pub bytes_per_state: f64,
+    /// `holds` or `violated`.
+    pub at_most_once: String,
+}
+
+/// The default matrix as `check` runs it.
+#[derive(Serialize)]
+pub struct MatrixRun {
+    /// Which matrix (full, or `--quick`'s one call per cell).
+    pub what: String,
+    /// Cells in it.
+    pub cells: usize,
+    /// Cells that apply and were checked.
+    pub checked: usize,
+    /// Searches run (cells sharing one search count once).
+    pub searches: usize,
+    /// Threads the cells ran on.
+    pub threads: usize,
+    /// Wall time.
+    pub seconds: f64,
+    /// Search time, summed over threads.
+    pub search_seconds: f64,
+    /// Time of the independent length checks, summed over threads.
+    pub verify_seconds: f64,
+    /// The slowest cells, slowest first.
+    pub slowest: Vec<MatrixCell>,
+}
+
+/// One cell of a matrix run.
+#[derive(Serialize)]
+pub struct MatrixCell {
+    /// The configuration, as flags.
+    pub config: String,
+    /// Unique states.
+    pub unique: usize,
+    /// Search time.
+    pub search_seconds: f64,
+    /// Length-check time.
+    pub verify_seconds: f64,
+}
+
+/// Everything one bench run measured.
+#[derive(Serialize)]
+pub struct BenchReport {
+    /// Whether this was a `--quick` run.
+    pub quick: bool,
+    /// The machine.
+    pub machine: Machine,
+    /// The named cells.
+    pub cells: Vec<CellRun>,
+    /// The default matrix, if run.
+    pub matrix: Option<MatrixRun>,
+    /// The growth table.
+    pub growth: Vec<CellRun>,
+    /// The replays.
+    pub replay: ReplayRun,
+}
+
+/// One replay's time.
+#[derive(Serialize)]
+pub struct ReplayTime {
+    /// The SDK fixture.
+    pub sdk: &'static str,
+    /// stdio or http.
+    pub transport: &'static str,
+    /// The scenario's name.
+    pub scenario: &'static str,
+    /// The replay's verdict.
+    pub verdict: String,
+    /// Effects observed.
+    pub effects: Option<i64>,
+    /// Wall time, server start included.
+    pub seconds: f64,
+}
+
+/// The replay part: each scenario on each SDK and transport, the three SDKs at once.
+#[derive(Serialize, Default)]
+pub struct ReplayRun {
+    /// Why it was not measured, if it was not.
+    pub skipped: Option<String>,
+    /// One entry per replay.
+    pub runs: Vec<ReplayTime>,
+    /// Wall time of the whole part.
+    pub wall_seconds: f64,
+}
+
+/// The table of searched cells.
+fn table(rows: &[CellRun]) -> String {
+    let mut out = format!(
+        "  {:<22} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
+        "cell", "generated", "unique", "depth", "wall s", "states/s", "peak MiB", "B/state", "at-most-once"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "  {:<22} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
+            r.name,
+            r.generated,
+            r.unique,
+            r.depth,
+            r.seconds,
+            r.states_per_second,
+            r.peak_rss_mib,
+            r.bytes_per_state,
+            r.at_most_once
+        ));
+    }
+    out
+}
+
+/// The whole run for a terminal.
+pub fn bench_text(r: &BenchReport) -> String {
+    let m = &r.machine;
+    let mut out = format!(
+        "mcp-once bench{}: {} CPUs ({}), {} MiB RAM, {}\n\ncells, each searched alone (every property, one thread):\n",
+        if r.quick { " --quick" } else { "" },
+        m.cpus,
+        m.cpu_model,
+        m.ram_mib,
+        m.rustc
+    );
+    if r.cells.is_empty() {
+        out.push_str("  (not run)\n");
+    } else {
+        out.push_str(&table(&r.cells));
+    }
+    for c in &r.cells {
+        out.push_str(&format!("  {}: {}\n", c.name, c.config));
+    }
+    if let Some(x) = &r.matrix {
+        out.push_str(&format!(
+        "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
+        x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
+    ));
+        for c in &x.slowest {
+            out.push_str(&format!(
+                "  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n",
+                c.unique, c.search_seconds, c.verify_seconds, c.config
+            ));
+        }
+    }
+    out.push_str("\ngrowth of the safe cell (sep-3182, http, retry-any, key per-call, key-durable) from 2 calls, 2 retries, 1 crash:\n");
+    if r.growth.is_empty() {
+        out.push_str("  (not run)\n");
+    } else {
+        out.push_str(&table(&r.growth));
+    }
+    match &r.replay.skipped {
+        Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
+        None => {
+            out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures (one SDK per thread, servers started inside the time): {:.2} s wall\n", r.replay.wall_seconds));
+            out.push_str(&format!(
+                "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8}\n",
+                "sdk", "trans.", "scenario", "verdict", "effects", "wall s"
+            ));
+            for t in &r.replay.runs {
+                out.push_str(&format!(
+                    "  {:<11} {:<6} {:<22} {:<15} {:>7} {:>8.2}\n",
+                    t.sdk,
+                    t.transport,
+                    t.scenario,
+                    t.verdict,
+                    t.effects.map_or("-".into(), |n| n.to_string()),
+                    t.seconds
+                ));
+            }
+            for sdk in ["typescript", "python", "rust"] {
+                for tr in ["stdio", "http"] {
+                    let sum: f64 =
+                        r.replay.runs.iter().filter(|t| t.sdk == sdk && t.transport == tr).map(|t| t.seconds).sum();
+                    out.push_str(&format!("  {sdk} over {tr}: {sum:.2} s\n"));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,156 @@
+//! The issue-ready Markdown report of one trace: summary, parameters, cited steps, a Mermaid
+//! sequence diagram and how to reproduce it.
+
+use mcp_once_model::rules;
+use mcp_once_model::search::Counterexample;
+use mcp_once_model::{McpModel, PropertyKind};
+use std::fmt::Write;
+
+/// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
+fn mermaid_escape(s: &str) -> String {
+    s.replace(';', ",").replace('#', "no. ").replace('\n', " ")
+}
+
+/// A Mermaid `sequenceDiagram` of a trace: client, transport and server, one arrow or note per step.
+pub fn mermaid(cex: &Counterexample) -> String {
+    use mcp_once_model::Action as A;
+    let mut out = String::from(
+        "sequenceDiagram\n    participant C as Client\n    participant T as Transport\n    participant S as Server\n",
+    );
+    for (i, a) in cex.actions.iter().enumerate() {
+        let n = i + 1;
+        let after = &cex.states[i + 1];
+        let id = |call: u8, attempt: u8| after.attempts[call as usize][attempt as usize].id;
+        let line = match *a {
+            A::ClientCall { call } => format!("C->>T: {n}. tools/call (call {call}, id {})", id(call, 0)),
+            A::ClientRetry { call, attempt } | A::FrameworkRetry { call, attempt } => {
+                format!("C->>T: {n}. {} (call {call}, id {})", a.name(), id(call, attempt))
+            }
+            A::ClientTimeout { call, attempt } => format!("Note over C: {n}. timeout on id {}", id(call, attempt)),
+            A::ClientCancel { call, attempt } => format!("C->>T: {n}. cancel id {}", id(call, attempt)),
+            A::ClientReceive { call, attempt } => format!("T->>C: {n}. result for id {}", id(call, attempt)),
+            A::ClientSeesDisconnect { call, attempt } => {
+                format!("T-->>C: {n}. connection closed (id {})", id(call, attempt))
+            }
+            A::ClientQueryOutcome { call } => format!("C->>S: {n}. outcome of call {call}?"),
+            A::StepFails { call } => format!("Note over C: {n}. step around call {call} fails"),
+            A::StreamBreak { call, attempt } => format!("T-->>C: {n}. stream of id {} breaks", id(call, attempt)),
+            A::ServerReceive { call, attempt } => format!("T->>S: {n}. deliver id {}", id(call, attempt)),
+            A::ServerReceiveCancel { call, attempt } => {
+                format!("T->>S: {n}. deliver cancel of id {}", id(call, attempt))
+            }
+            A::ServerCommit { call, attempt } => {
+                format!(
+                    "Note over S: {n}. EFFECT id {} (call {call}: {} in ledger)",
+                    id(call, attempt),
+                    after.ledger[call as usize]
+                )
+            }
+            A::ServerStoreKey { call, attempt } => {
+                format!("Note over S: {n}. store key record of id {}", id(call, attempt))
+            }
+            A::ServerRespond { call, attempt } => format!("S->>T: {n}. result for id {}", id(call, attempt)),
+            A::ServerCrash => format!("Note over S: {n}. SIGKILL"),
+            A::ServerRestart => format!("Note over S: {n}. restart"),
+            A::KeyExpires { call, key } => format!("Note over S: {n}. key record k{call}.{} expires", key - 1),
+        };
+        let _ = writeln!(out, "    {}", mermaid_escape(&line));
+    }
+    out
+}
+
+/// An issue-ready Markdown report of one trace.
+pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trace_file: &str) -> String {
+    let cfg = &m.config;
+    let mut out = String::new();
+    let title = match property {
+        "worst-case" => format!("{} side effects for one logical MCP tool call", cex.effects()),
+        p => format!("`{p}` violated: {}", summary_property(p)),
+    };
+    let _ = writeln!(out, "## {title}\n");
+    let _ = writeln!(out, "{}\n", summary_paragraph(m, property, cex));
+    let _ = writeln!(out, "| parameter | value |\n|---|---|");
+    let p = &m.profile;
+    let _ = writeln!(out, "| profile | `{}` ({}) |", p.name, p.title);
+    for (k, v) in [
+        ("transport", cfg.transport.to_string()),
+        ("client policy", cfg.client.to_string()),
+        ("idempotency key", cfg.key.to_string()),
+        ("server", cfg.server.to_string()),
+        (
+            "bounds",
+            format!("{} calls, {} retries, {} crashes", cfg.bounds.calls, cfg.bounds.retries, cfg.bounds.crashes),
+        ),
+        ("property", property.to_string()),
+        ("side effects for one logical call", cex.effects().to_string()),
+        ("steps (shortest)", cex.len().to_string()),
+    ] {
+        let _ = writeln!(out, "| {k} | {v} |");
+    }
+    let _ = writeln!(out, "\n### Trace\n");
+    for (i, a) in cex.actions.iter().enumerate() {
+        let what = rules::describe(m, &cex.states[i], a, &cex.states[i + 1]);
+        let _ = writeln!(out, "{}. **{}** `{}`: {what}", i + 1, a.actor(), a);
+        for (knob, value, cite) in rules::citations(m, a) {
+            let _ = writeln!(
+                out,
+                "   - allowed by `{knob} = {value}`: {} `{}` § {}: \"{}\"",
+                cite.revision, cite.path, cite.section, cite.quote
+            );
+        }
+    }
+    let _ = writeln!(out, "\n### Sequence\n\n```mermaid\n{}```\n", mermaid(cex));
+    let _ = writeln!(out, "### Reproduce\n");
+    let prop_flag = if property == "worst-case" { String::new() } else { format!(" --property {property}") };
+    let _ = writeln!(out, "Model: `mcp-once check {cfg}{prop_flag}`  ");
+    let _ = writeln!(out, "Validate this trace: `mcp-once check --trace {trace_file}`  ");
+    let _ = writeln!(out, "Replay on a real server: `mcp-once replay {trace_file} --stdio \"SERVER COMMAND\" --tool NAME --args JSON --observe ledger:PATH --evidence DIR`, then `mcp-once explain {trace_file} --evidence DIR` adds the verdict and the wire log here.\n");
+    let _ = writeln!(out, "<sub>Found by mcp-once {}: exhaustive breadth-first search within the bounds above; the trace is a shortest one.</sub>", env!("CARGO_PKG_VERSION"));
+    out
+}
+
+/// What a property means, for a report's title (empty for `worst-case`).
+fn summary_property(p: &str) -> &'static str {
+    p.parse::<PropertyKind>().map(|k| k.meaning()).unwrap_or("")
+}
+
+/// The report's opening paragraph: configuration, faults, outcome.
+fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> String {
+    let cfg = &m.config;
+    let names: Vec<&str> = cex.actions.iter().map(|a| a.name()).collect();
+    let mut faults = Vec::new();
+    if names.contains(&"ClientTimeout") {
+        faults.push("a client timeout");
+    }
+    if names.contains(&"StreamBreak") {
+        faults.push("a broken response stream");
+    }
+    if names.contains(&"ServerCrash") {
+        faults.push("a server crash (SIGKILL) and restart");
+    }
+    if names.contains(&"KeyExpires") {
+        faults.push("an expired key record");
+    }
+    if names.contains(&"StepFails") {
+        faults.push("a failure of the step around the call");
+    }
+    let faults = if faults.is_empty() { "no fault at all".to_string() } else { faults.join(", ") };
+    let outcome = match property {
+        "at-most-once" | "exactly-once" | "worst-case" => {
+            format!("the server executes one logical tool call {} times", cex.effects())
+        }
+        "no-silent-effect" => "the client reports the call as failed although its side effect happened".into(),
+        "success-implies-effect" => "the client is told the call succeeded although it never ran".into(),
+        _ => "the property fails".into(),
+    };
+    format!(
+        "Under {} over {} transport, a client with policy `{}` (idempotency key: `{}`) talking to a `{}` server: after {faults}, {outcome}. \
+         Every step below is allowed by the profile; the rule behind each is cited. This is a shortest such run ({} steps).",
+        m.profile.name,
+        cfg.transport,
+        cfg.client,
+        cfg.key,
+        cfg.server,
+        cex.len()
+    )
+}

@@ -1,0 +1,129 @@
+//! The matrix as a table (text or Markdown), and the summary `check` prints of the default
+//! matrix.
+
+use crate::compare::ShortVerdict;
+use crate::report::text::colour;
+use crate::run::Cell;
+use mcp_once_model::catalogue::matrix_bounds;
+use mcp_once_model::{ClientPolicy, PropertyKind};
+
+/// Summary counts over cells: (checked, not applicable, cells where every property holds).
+pub fn summary_counts(cells: &[Cell]) -> (usize, usize, usize) {
+    let checked = cells.iter().filter(|c| c.outcome.is_ok()).count();
+    let safe = cells.iter().filter(|c| matches!(&c.outcome, Ok(k) if !k.any_violated())).count();
+    (checked, cells.len() - checked, safe)
+}
+
+/// The whole matrix, one row per cell: Markdown, or aligned text (coloured on a terminal).
+pub fn matrix_table(cells: &[Cell], markdown: bool) -> String {
+    let header = [
+        "profile",
+        "transport",
+        "client",
+        "key",
+        "server",
+        "at-most-once",
+        "no-silent-effect",
+        "success-implies-effect",
+        "exactly-once",
+        "worst",
+    ];
+    let rows: Vec<Vec<String>> = cells
+        .iter()
+        .map(|c| {
+            let cfg = &c.config;
+            let mut row = vec![
+                cfg.profile.clone(),
+                cfg.transport.to_string(),
+                cfg.client.to_string(),
+                cfg.key.to_string(),
+                cfg.server.to_string(),
+            ];
+            for p in PropertyKind::ALL {
+                row.push(ShortVerdict::of(c, *p).to_string());
+            }
+            row.push(match &c.outcome {
+                Ok(k) => k.worst.effects.to_string(),
+                Err(_) => "n/a".into(),
+            });
+            row
+        })
+        .collect();
+    let mut out = String::new();
+    if markdown {
+        out.push_str(&format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
+        for r in &rows {
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+        out.push_str("\n`✗ s/e`: violated, shortest counterexample of s steps reaching e side effects for one logical call; `n/a`: the configuration does not apply under the profile.\n");
+        return out;
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let paint = colour();
+    let line = |cells: Vec<String>| -> String {
+        let mut s = String::new();
+        for (i, v) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(v.chars().count());
+            let shown = if paint && v.starts_with('✗') {
+                format!("\x1b[31m{v}\x1b[0m")
+            } else if paint && v == "holds" {
+                format!("\x1b[32m{v}\x1b[0m")
+            } else {
+                v.clone()
+            };
+            s.push_str(&shown);
+            s.push_str(&" ".repeat(pad + 2));
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    out.push_str(&line(header.iter().map(|h| h.to_string()).collect()));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out.push_str("\n✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call; n/a: does not apply under the profile.\n");
+    out
+}
+
+/// What `check` prints of the default matrix: the cells where the first property asked for
+/// holds, and a summary line (`seconds`: the wall time).
+pub fn matrix_summary(cells: &[Cell], props: &[PropertyKind], seconds: f64) -> String {
+    let (checked, na, safe) = summary_counts(cells);
+    let headline = props[0];
+    let holds = |c: &Cell| matches!(&c.outcome, Ok(k) if k.results.iter().any(|r| r.property == headline && r.counterexample.is_none()));
+    let mut out = String::new();
+    out.push_str(&format!(
+        "mcp-once: default matrix: {} cells ({} checked, {} not applicable), bounds per cell: {} calls, {} retry ({} framework re-runs), {} crash\n\n",
+        cells.len(),
+        checked,
+        na,
+        matrix_bounds(ClientPolicy::RetryAny).calls,
+        matrix_bounds(ClientPolicy::RetryAny).retries,
+        matrix_bounds(ClientPolicy::FrameworkRetry).retries,
+        matrix_bounds(ClientPolicy::RetryAny).crashes,
+    ));
+    out.push_str(&format!("cells where {headline} holds (it is violated in every other cell):\n"));
+    for c in cells.iter().filter(|c| holds(c)) {
+        let cfg = &c.config;
+        let others: Vec<String> = props[1..].iter().map(|p| format!("{p} {}", ShortVerdict::of(c, *p))).collect();
+        let line = format!(
+            "  {:<15} {:<5} {:<19} {:<9} {:<20} {}",
+            cfg.profile,
+            cfg.transport.as_str(),
+            cfg.client.as_str(),
+            cfg.key.as_str(),
+            cfg.server.as_str(),
+            others.join(", ")
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    let worst = cells.iter().filter_map(|c| c.outcome.as_ref().ok()).map(|k| k.worst.effects).max().unwrap_or(0);
+    out.push_str(&format!(
+        "\nsummary: {checked} cells checked; every checked property holds in {safe}; {headline} holds in {}; worst case {worst} effects for one logical call; {seconds:.1} s\n",
+        cells.iter().filter(|c| holds(c)).count(),
+    ));
+    out.push_str("full table: mcp-once matrix; one cell with its traces: mcp-once check --profile ... --server ...\n");
+    out
+}
