@@ -347,7 +347,7 @@ fn check_trace(path: &PathBuf) -> Result<ExitCode> {
     let trace = TraceFile::parse(&file, &text)?;
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
-    let steps = trace.validate(&file, &profile)?;
+    let steps = trace.validate(&file, &profile)?.steps();
     println!(
         "{file}: valid: a {steps}-step path of the model under {} that reaches `{}`",
         trace.config, trace.property
@@ -517,15 +517,9 @@ fn cmd_explain(path: &std::path::Path, evidence: Option<&std::path::Path>) -> Re
     let trace = TraceFile::parse(&file, &text)?;
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
-    trace.validate(&file, &profile)?;
-    let model = McpModel::new(trace.config.clone(), profile, Check::Property(PropertyKind::AtMostOnce))
-        .map_err(|e| anyhow!(e))?;
-    let states =
-        mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
-    let index_path = trace.meta.get("action_index_path").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let cex = mcp_once_model::Counterexample { states, actions: trace.actions.clone(), index_path };
+    let valid = trace.validate(&file, &profile)?;
     let replay_section = evidence.map(report::replay_markdown).transpose()?;
-    print!("{}", report::explain_markdown(&model, &trace.property, &cex, &file));
+    print!("{}", report::explain_markdown(&valid.model, &trace.property, &valid.path, &file));
     if let Some(section) = replay_section {
         print!("{section}");
     }
@@ -644,11 +638,11 @@ fn cmd_explore(a: ExploreArgs) -> Result<ExitCode> {
     use stateright::Model;
     let (config, profile) = a.config.resolve()?;
     let property = properties(&a.property)?[0];
-    let model = McpModel::new(config, profile, Check::Property(property)).map_err(|e| anyhow!(e))?;
+    let model = McpModel::new(config, profile).map_err(|e| anyhow!(e))?;
     let address: std::net::SocketAddr = a.address.parse().map_err(|e| anyhow!("--address {}: {e}", a.address))?;
     std::net::TcpListener::bind(address).map_err(|e| anyhow!("--address {address}: cannot listen: {e}"))?;
     eprintln!("mcp-once: Explorer for {} on http://{address}/ (Ctrl-C to stop)", model.config);
-    model.checker().serve(address);
+    mcp_once_model::WithCheck { model, check: Check::Property(property) }.checker().serve(address);
     Ok(ExitCode::SUCCESS)
 }
 
