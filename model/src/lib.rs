@@ -15,6 +15,7 @@
 pub mod action;
 pub mod catalogue;
 pub mod config;
+mod debug;
 pub mod explore;
 pub mod model;
 mod named;

@@ -118,6 +118,12 @@ impl Model for WithCheck {
         self.model.format_action(action)
     }
 
+    /// What the step does, in the words of the trace reports, then the state it leads to.
+    fn format_step(&self, last: &State, action: Action) -> Option<String> {
+        let next = self.model.next_state(last, action)?;
+        Some(format!("{}\n\n{next:#?}", crate::rules::describe(&self.model, last, &action, &next)))
+    }
+
     fn properties(&self) -> Vec<Property<Self>> {
         vec![Property::always(self.check.name(), |m: &WithCheck, s: &State| m.check.holds(&m.model, s))]
     }

@@ -226,7 +226,9 @@ pub struct Server {
 /// does not use them; how an attempt the client no longer waits for ended). Two states that
 /// differ only there have the same futures and the same property values, so the checker
 /// explores one of them. The facts stay in the state, so traces still show them.
-#[derive(Clone, Debug, Serialize)]
+///
+/// Its `Debug` (what stateright's Explorer shows) is written in `debug.rs`.
+#[derive(Clone, Serialize)]
 pub struct State {
     /// What equality and hashing see (fixed for a run).
     #[serde(skip)]
