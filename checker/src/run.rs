@@ -8,8 +8,7 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{shortest_to_effects, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    check_property, explore, Check, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl,
-    Transport,
+    check_property, explore, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -169,7 +168,7 @@ fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
     let mut rest = Vec::new();
     let mut keys = std::collections::HashSet::new();
     for (i, (config, profile)) in configs.iter().enumerate() {
-        match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce)) {
+        match McpModel::new(config.clone(), profile.clone()) {
             Ok(m) if keys.insert(memo_key(&m)) => firsts.push(i),
             _ => rest.push(i),
         }
@@ -203,42 +202,33 @@ pub fn run_cells(
             scope.spawn(|| {
                 while let Some(&i) = order.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let (config, profile) = &configs[i];
-                    let cell =
-                        match McpModel::new(config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
-                        {
-                            Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
-                            Ok(model) => {
-                                let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
-                                let mut shared = true;
-                                let (results, worst, stats) = once
-                                    .get_or_init(|| {
-                                        shared = false;
-                                        let e = explore(&model, properties);
-                                        (e.results, e.worst, e.stats)
-                                    })
-                                    .clone();
-                                let verify_started = std::time::Instant::now();
-                                if let Err(e) = verify_minimal(&model, &results, &worst) {
+                    let cell = match McpModel::new(config.clone(), profile.clone()) {
+                        Err(reason) => Cell { config: config.clone(), outcome: Err(reason) },
+                        Ok(model) => {
+                            let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
+                            let mut shared = true;
+                            let (results, worst, stats) = once
+                                .get_or_init(|| {
+                                    shared = false;
+                                    let e = explore(&model, properties);
+                                    (e.results, e.worst, e.stats)
+                                })
+                                .clone();
+                            let verify_started = std::time::Instant::now();
+                            if let Err(e) = verify_minimal(&model, &results, &worst) {
+                                *error.lock().unwrap() = Some(e);
+                            }
+                            let verify_seconds = verify_started.elapsed().as_secs_f64();
+                            let mut checked =
+                                Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
+                            if let Some(dir) = out {
+                                if let Err(e) = write_traces(&mut checked, dir) {
                                     *error.lock().unwrap() = Some(e);
                                 }
-                                let verify_seconds = verify_started.elapsed().as_secs_f64();
-                                let mut checked = Checked {
-                                    model,
-                                    results,
-                                    worst,
-                                    stats,
-                                    files: HashMap::new(),
-                                    shared,
-                                    verify_seconds,
-                                };
-                                if let Some(dir) = out {
-                                    if let Err(e) = write_traces(&mut checked, dir) {
-                                        *error.lock().unwrap() = Some(e);
-                                    }
-                                }
-                                Cell { config: config.clone(), outcome: Ok(checked) }
                             }
-                        };
+                            Cell { config: config.clone(), outcome: Ok(checked) }
+                        }
+                    };
                     *slots[i].lock().unwrap() = Some(cell);
                     on_done();
                 }

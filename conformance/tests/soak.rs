@@ -13,7 +13,7 @@ use mcp_once_conformance::replay::{replay, KeyPlacement, ReplayOptions, Revision
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
 use mcp_once_model::{
-    Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ fn scenario_1() -> (TraceFile, Profile) {
         server: ServerImpl::Plain,
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
-    let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce)).expect("applicable");
+    let model = McpModel::new(config, profile.clone()).expect("applicable");
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
     let itf = to_itf(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false);
     (TraceFile::parse("scenario-1", &itf.to_string()).expect("trace parses"), profile)

@@ -1,7 +1,7 @@
 //! Invariants of `Profile::parse` on arbitrary input.
 //!
 //! - Parsing is deterministic.
-//! - A profile that parses renders its knob table: one row per knob of `KNOB_NAMES`, in order,
+//! - A profile that parses renders its knob table: one row per knob of `KnobId::ALL`, in order,
 //!   each with a value and a citation that display; it serialises to JSON (as reports do).
 //! - Written back as a flat profile file (every knob, no `extends`), it parses to the same
 //!   knob values and citations.
@@ -13,8 +13,7 @@
 
 use std::path::Path;
 
-use mcp_once_model::profile::KNOB_NAMES;
-use mcp_once_model::{Profile, ProfileError};
+use mcp_once_model::{KnobId, Profile, ProfileError};
 use serde_json::Value;
 
 const FILE: &str = "fuzz.toml";
@@ -48,8 +47,8 @@ fn names_an_existing_file(text: &str) -> bool {
 
 fn check_profile(profile: &Profile) {
     let table = profile.knob_table();
-    let names: Vec<&str> = table.iter().map(|row| row.0).collect();
-    assert_eq!(names, KNOB_NAMES, "knob table rows");
+    let names: Vec<KnobId> = table.iter().map(|row| row.0).collect();
+    assert_eq!(names, KnobId::ALL, "knob table rows");
     for (name, value, cite, set_by) in &table {
         assert!(!value.is_empty(), "knob {name} renders an empty value");
         assert!(!set_by.is_empty(), "knob {name} has no setter");

@@ -4,14 +4,14 @@
 //!   tag and fields of the recorded `mbt::actionTaken` and back to itself; its configuration
 //!   re-serialises to itself.
 //! - Validation (under the built-in profile the trace names, else `mcp-2025-11-25`) either
-//!   returns the number of actions or an error; a trace that validates re-serialises: written
-//!   again with `to_itf`, it parses to the same configuration, property and actions, and
-//!   validates again with the same count.
+//!   returns the typed path (one action per recorded action) or an error; a trace that
+//!   validates re-serialises: written again with `to_itf`, it parses to the same configuration,
+//!   property and actions, to what `TraceFile::from_counterexample` builds from the same path,
+//!   and validates again to the same path.
 //! - Every error displays as one line `FILE: step N: REASON`, with N within the trace.
 
-use mcp_once_model::search::{replay, Counterexample};
-use mcp_once_model::trace::{to_itf, TraceError, TraceFile, TraceKind};
-use mcp_once_model::{Action, Check, Config, McpModel, Profile, PropertyKind};
+use mcp_once_model::trace::{to_itf, TraceError, TraceFile, TraceKind, ValidTrace};
+use mcp_once_model::{Action, Config, Profile, PropertyKind};
 use serde_json::{json, Value};
 
 const FILE: &str = "fuzz.itf.json";
@@ -52,34 +52,37 @@ pub fn check(data: &[u8]) {
     };
     let profile = Profile::load(name).expect("built-in profiles load");
     match trace.validate(FILE, &profile) {
-        Ok(steps) => {
-            assert_eq!(steps, trace.actions.len());
-            check_rewrite(&trace, profile, steps);
+        Ok(valid) => {
+            assert_eq!(valid.steps(), trace.actions.len());
+            assert_eq!(valid.path.actions, trace.actions);
+            assert_eq!(valid.path.states.len(), trace.states.len());
+            check_rewrite(&trace, profile, &valid);
         }
         Err(e) => check_error(&e, Some(trace.actions.len())),
     }
 }
 
-fn check_rewrite(trace: &TraceFile, profile: Profile, steps: usize) {
-    let model = McpModel::new(trace.config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
-        .expect("a validated trace's configuration applies");
-    let states = replay(&model, &trace.actions).expect("a validated trace replays");
+fn check_rewrite(trace: &TraceFile, profile: Profile, valid: &ValidTrace) {
     let kind = match trace.property.parse::<PropertyKind>() {
         Ok(p) => TraceKind::Counterexample(p),
         Err(_) => TraceKind::WorstCase,
     };
-    let index_path = trace.meta.get("action_index_path").and_then(Value::as_str).unwrap_or("").to_string();
-    let path = Counterexample { states, actions: trace.actions.clone(), index_path };
-    let text = serde_json::to_string_pretty(&to_itf(&model, kind, &path, false)).expect("ITF serialises");
+    let text = serde_json::to_string_pretty(&to_itf(&valid.model, kind, &valid.path, false)).expect("ITF serialises");
     let again = TraceFile::parse("rewrite.itf.json", &text)
         .unwrap_or_else(|e| panic!("the rewritten trace does not parse: {e}"));
     assert_eq!(again.config, trace.config);
     assert_eq!(again.property, trace.property);
     assert_eq!(again.actions, trace.actions);
-    let steps_again = again
+    let built = TraceFile::from_counterexample(&valid.model, kind, &valid.path, false);
+    assert_eq!(
+        (&built.config, &built.property, &built.actions, &built.states, &built.meta),
+        (&again.config, &again.property, &again.actions, &again.states, &again.meta),
+        "the trace built in process differs from the one written and read back"
+    );
+    let valid_again = again
         .validate("rewrite.itf.json", &profile)
         .unwrap_or_else(|e| panic!("the rewritten trace does not validate: {e}"));
-    assert_eq!(steps_again, steps);
+    assert_eq!(valid_again.path, valid.path);
 }
 
 fn check_error(e: &TraceError, actions: Option<usize>) {

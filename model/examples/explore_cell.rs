@@ -11,7 +11,7 @@ fn main() {
         server: a[4].parse().unwrap(),
         bounds: Bounds { calls: a[5].parse().unwrap(), retries: a[6].parse().unwrap(), crashes: a[7].parse().unwrap() },
     };
-    let m = McpModel::new(config, Profile::load(&a[0]).unwrap(), Check::Property(PropertyKind::AtMostOnce)).unwrap();
+    let m = McpModel::new(config, Profile::load(&a[0]).unwrap()).unwrap();
     // FULL=1: every reduction off; FIRST_VIEW=1: the first release's view (no lean view).
     let m = if std::env::var_os("FULL").is_some() { m.without_reductions() } else { m };
     let m =

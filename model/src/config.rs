@@ -3,40 +3,11 @@
 //!
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
+use crate::named::named_enum;
 use crate::profile::{CrashWindow, KeyPlacement, KeySemantics, Profile, Retention};
+use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
-
-macro_rules! named_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
-        }
-        impl $name {
-            /// Every value, in documentation order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            /// The name users type.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
-        }
-        impl FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown value `{}` (expected one of: {})", s, names.join(", "))
-                })
-            }
-        }
-    };
-}
 
 named_enum!(
     /// The transport between client and server.
@@ -116,8 +87,8 @@ impl ServerImpl {
 
 impl ClientPolicy {
     /// Whether the client itself retries after this kind of failure.
-    pub fn retries_after(self, failure: crate::state::Failure) -> bool {
-        use crate::state::Failure as F;
+    pub fn retries_after(self, failure: Failure) -> bool {
+        use Failure as F;
         match self {
             Self::NoRetry | Self::FrameworkRetry => false,
             Self::RetryOnTimeout => failure == F::Timeout,
@@ -126,13 +97,6 @@ impl ClientPolicy {
         }
     }
 }
-
-/// Largest number of logical calls the model takes.
-pub const MAX_CALLS: usize = 3;
-/// Largest number of attempts of one logical call (1 + retries).
-pub const MAX_ATTEMPTS: usize = 4;
-/// Largest number of server crashes.
-pub const MAX_CRASHES: u8 = 3;
 
 /// How far the model explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

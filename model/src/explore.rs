@@ -116,7 +116,7 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
     while let Some((s, node, depth)) = queue.pop_front() {
         depth_max = depth_max.max(depth as usize);
         for (i, p) in properties.iter().enumerate() {
-            if first_bad[i].is_none() && !model.holds(*p, &s) {
+            if first_bad[i].is_none() && !p.holds(model, &s) {
                 first_bad[i] = Some(node);
             }
         }
@@ -223,7 +223,7 @@ pub fn shortest_lengths(model: &McpModel, properties: &[PropertyKind], max_state
             for s in chunk {
                 out.states += 1;
                 for (i, p) in properties.iter().enumerate() {
-                    if out.violations[i].is_none() && !model.holds(*p, &s) {
+                    if out.violations[i].is_none() && !p.holds(model, &s) {
                         out.violations[i] = Some(depth);
                     }
                 }

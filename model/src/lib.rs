@@ -15,43 +15,26 @@
 pub mod action;
 pub mod catalogue;
 pub mod config;
+mod debug;
 pub mod explore;
 pub mod model;
+mod named;
 pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
 pub mod state;
+pub mod text;
 pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 pub use explore::{explore, shortest_lengths, Exploration, Lengths};
 pub use model::McpModel;
-pub use profile::{Citation, Profile, ProfileError};
+pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
-pub use search::{check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WorstCase};
+pub use search::{
+    check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WithCheck, WorstCase,
+};
 pub use state::State;
-
-/// `text` with every control character (newline, carriage return, tab, escape...) and the
-/// Unicode line and paragraph separators written as Rust escapes (`\n`, `\u{1b}`), so that an
-/// error message quoting user input stays on one line.
-pub fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn one_line_escapes_line_breaks_and_controls_only() {
-        assert_eq!(super::one_line("a\nb\r\tc\u{1b}\u{2028}é `x`"), "a\\nb\\r\\tc\\u{1b}\\u{2028}é `x`");
-    }
-}
+pub use text::one_line;

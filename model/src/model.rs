@@ -24,11 +24,12 @@
 //!   modelled.
 
 use crate::action::Action;
-use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport, MAX_ATTEMPTS};
+use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
-use crate::property::{Check, PropertyKind};
-use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_IDS};
-use stateright::{Model, Property};
+use crate::state::{
+    Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_CALLS, MAX_IDS,
+};
+use stateright::Model;
 
 /// The knob values the model reads on every step, taken from the profile once.
 #[derive(Clone, Debug)]
@@ -42,15 +43,14 @@ struct Rules {
     semantics: KeySemantics,
 }
 
-/// The model of one configuration under one profile, checking one property.
+/// The model of one configuration under one profile. It checks nothing by itself: a search
+/// chooses what to look for (see `search::WithCheck`).
 #[derive(Clone, Debug)]
 pub struct McpModel {
     /// The configuration.
     pub config: Config,
     /// The resolved profile.
     pub profile: Profile,
-    /// What this run checks.
-    pub check: Check,
     /// Which facts states are compared on (see [`View`]).
     pub view: View,
     rules: Rules,
@@ -58,7 +58,7 @@ pub struct McpModel {
 
 impl McpModel {
     /// Build the model; `Err` if the configuration does not apply under the profile.
-    pub fn new(config: Config, profile: Profile, check: Check) -> Result<McpModel, String> {
+    pub fn new(config: Config, profile: Profile) -> Result<McpModel, String> {
         config.applicable(&profile)?;
         let k = &profile.knobs;
         let http = config.transport == Transport::Http;
@@ -82,7 +82,7 @@ impl McpModel {
             step_matters: config.key == KeyLifetime::PerStep,
             failure_matters: matches!(config.client, ClientPolicy::RetryOnTimeout | ClientPolicy::RetryOnDisconnect),
         };
-        Ok(McpModel { config, profile, check, view, rules })
+        Ok(McpModel { config, profile, view, rules })
     }
 
     /// The same model with every reduction off: states compared in full, every server step
@@ -110,11 +110,6 @@ impl McpModel {
     /// to compare reductions.
     pub fn with_view(&self, view: View) -> McpModel {
         McpModel { view, ..self.clone() }
-    }
-
-    /// The same model checking something else.
-    pub fn with_check(&self, check: Check) -> McpModel {
-        McpModel { check, ..self.clone() }
     }
 
     fn attempts_allowed(&self) -> u8 {
@@ -298,8 +293,8 @@ impl McpModel {
             }
         }
         s.inbox.clear();
-        s.keys_running = [0; crate::config::MAX_CALLS];
-        s.keys_volatile = [0; crate::config::MAX_CALLS];
+        s.keys_running = [0; MAX_CALLS];
+        s.keys_volatile = [0; MAX_CALLS];
         if self.config.server != ServerImpl::DedupByIdDurable {
             s.ids_seen = [0; MAX_IDS + 1];
         }
@@ -529,32 +524,5 @@ impl Model for McpModel {
 
     fn format_action(&self, action: &Action) -> String {
         action.to_string()
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        match self.check {
-            Check::Property(PropertyKind::AtMostOnce) => {
-                vec![Property::always(PropertyKind::AtMostOnce.as_str(), |m, s| m.holds(PropertyKind::AtMostOnce, s))]
-            }
-            Check::Property(PropertyKind::NoSilentEffect) => {
-                vec![Property::always(PropertyKind::NoSilentEffect.as_str(), |m, s| {
-                    m.holds(PropertyKind::NoSilentEffect, s)
-                })]
-            }
-            Check::Property(PropertyKind::SuccessImpliesEffect) => {
-                vec![Property::always(PropertyKind::SuccessImpliesEffect.as_str(), |m, s| {
-                    m.holds(PropertyKind::SuccessImpliesEffect, s)
-                })]
-            }
-            Check::Property(PropertyKind::ExactlyOnce) => {
-                vec![Property::always(PropertyKind::ExactlyOnce.as_str(), |m, s| m.holds(PropertyKind::ExactlyOnce, s))]
-            }
-            Check::EffectsBelow(_) => {
-                vec![Property::always(crate::property::EFFECTS_BELOW, |m: &McpModel, s: &State| {
-                    let Check::EffectsBelow(k) = m.check else { unreachable!() };
-                    s.worst_effects() < k
-                })]
-            }
-        }
     }
 }

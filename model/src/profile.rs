@@ -10,6 +10,8 @@
 //! (a malformed file, an unknown knob or value, a missing citation, a knob that contradicts
 //! another).
 
+use crate::named::named_enum;
+use crate::text::one_line;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,6 +41,18 @@ impl fmt::Display for Citation {
     }
 }
 
+named_enum!(
+    /// A protocol revision the model (and the runner) knows.
+    Revision,
+    error = |s, names| format!("`{s}` is not a revision the runner speaks ({names})"),
+    {
+        /// `2025-11-25`: `initialize` handshake, HTTP sessions.
+        R2025_11_25 = "2025-11-25",
+        /// `2026-07-28`: `server/discover`, the version in every request's `_meta`, no sessions.
+        R2026_07_28 = "2026-07-28",
+    }
+);
+
 /// One knob: its value, its citation, and the profile that set it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Knob<T> {
@@ -50,26 +64,7 @@ pub struct Knob<T> {
     pub set_by: String,
 }
 
-macro_rules! knob_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vdoc])* #[serde(rename = $text)] $variant),+
-        }
-        impl $name {
-            /// The spelling used in profile files.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
-        }
-    };
-}
-
-knob_enum!(
+named_enum!(
     /// Among which requests a JSON-RPC request id must be unique.
     IdScope {
         /// Unique within a session; a new session (a restarted stdio process) starts over.
@@ -78,7 +73,7 @@ knob_enum!(
         Outstanding = "outstanding",
     }
 );
-knob_enum!(
+named_enum!(
     /// Which JSON-RPC id a retry of a lost request carries.
     RetryId {
         /// A new id (the same id is forbidden while the first is outstanding).
@@ -87,7 +82,7 @@ knob_enum!(
         Same = "same",
     }
 );
-knob_enum!(
+named_enum!(
     /// What the text says about re-issuing a request whose outcome was lost.
     Reissue {
         /// Nothing is said; a client may retry on its own judgement.
@@ -98,7 +93,7 @@ knob_enum!(
         MustReissue = "must-reissue",
     }
 );
-knob_enum!(
+named_enum!(
     /// How a client cancels a request on stdio.
     StdioCancel {
         /// A `notifications/cancelled` message on the same pipe.
@@ -107,7 +102,7 @@ knob_enum!(
         None = "none",
     }
 );
-knob_enum!(
+named_enum!(
     /// How a client cancels a request on Streamable HTTP.
     HttpCancel {
         /// An explicit `notifications/cancelled` message, sent in its own POST.
@@ -116,7 +111,7 @@ knob_enum!(
         CloseStream = "close-stream",
     }
 );
-knob_enum!(
+named_enum!(
     /// Whether a broken SSE response stream can be resumed to receive the response.
     Resumability {
         /// Servers may offer it; the model takes a server that does not.
@@ -127,7 +122,7 @@ knob_enum!(
         Required = "required",
     }
 );
-knob_enum!(
+named_enum!(
     /// What the text says about restarting a stdio server that exited unexpectedly.
     RestartGuidance {
         /// Nothing is said (the user or a supervisor restarts it).
@@ -136,7 +131,7 @@ knob_enum!(
         ClientShouldRestart = "client-should-restart",
     }
 );
-knob_enum!(
+named_enum!(
     /// Where an idempotency key travels in `tools/call`.
     KeyPlacement {
         /// The protocol defines no key.
@@ -149,7 +144,7 @@ knob_enum!(
         Argument = "argument",
     }
 );
-knob_enum!(
+named_enum!(
     /// What a server does with the key.
     KeySemantics {
         /// Nothing: there is no key.
@@ -161,7 +156,7 @@ knob_enum!(
         StatusQuery = "status-query",
     }
 );
-knob_enum!(
+named_enum!(
     /// What a server does with a duplicate that arrives while the original still executes.
     InProgress {
         /// Reject it at once with an error; the client may retry later.
@@ -170,7 +165,7 @@ knob_enum!(
         None = "none",
     }
 );
-knob_enum!(
+named_enum!(
     /// What a server does when a key comes back with other arguments.
     Conflict {
         /// Reject it; run nothing; do not return the stored result.
@@ -179,7 +174,7 @@ knob_enum!(
         None = "none",
     }
 );
-knob_enum!(
+named_enum!(
     /// How long a server keeps what it needs to answer a repeated key.
     Retention {
         /// A bounded window; a key presented after it may be treated as new.
@@ -190,7 +185,7 @@ knob_enum!(
         None = "none",
     }
 );
-knob_enum!(
+named_enum!(
     /// Whether the text allows a server to record the key after the effect (so that a crash
     /// between the two loses the record).
     CrashWindow {
@@ -257,8 +252,8 @@ pub struct Profile {
     pub title: String,
     /// Revision or proposal.
     pub kind: ProfileKind,
-    /// The protocol revision a server speaks under this profile (`2025-11-25`, `2026-07-28`).
-    pub revision: String,
+    /// The protocol revision a server speaks under this profile.
+    pub revision: Revision,
     /// The profile this one extends, if any.
     pub extends: Option<String>,
     /// Where the proposal text lives (URL or reference), if any.
@@ -325,13 +320,18 @@ struct RawProfile {
 }
 
 macro_rules! raw_knobs {
-    ($($field:ident : $ty:ty),+ $(,)?) => {
+    ($($field:ident => $id:ident : $ty:ty),+ $(,)?) => {
         #[derive(Deserialize, Default)]
         #[serde(deny_unknown_fields)]
         struct RawKnobs { $(#[serde(default)] $field: Option<RawKnob<$ty>>),+ }
 
-        /// The names of every knob, in file order.
-        pub const KNOB_NAMES: &[&str] = &[$(stringify!($field)),+];
+        named_enum!(
+            /// The name of a knob, as profile files and reports spell it.
+            KnobId, expr { $(
+                #[doc = concat!("`", stringify!($field), "`")]
+                $id = stringify!($field)
+            ),+ }
+        );
 
         fn merge_knobs(
             file: &str,
@@ -339,12 +339,12 @@ macro_rules! raw_knobs {
             set_by: &str,
             raw: RawKnobs,
             base: Option<Knobs>,
-        ) -> Result<(Knobs, BTreeMap<&'static str, Range<usize>>), ProfileError> {
+        ) -> Result<(Knobs, BTreeMap<KnobId, Range<usize>>), ProfileError> {
             let mut spans = BTreeMap::new();
             let knobs = Knobs {
                 $($field: match (raw.$field, base.as_ref()) {
                     (Some(k), _) => {
-                        spans.insert(stringify!($field), k.value.span());
+                        spans.insert(KnobId::$id, k.value.span());
                         Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string() }
                     }
                     (None, Some(b)) => b.$field.clone(),
@@ -358,25 +358,33 @@ macro_rules! raw_knobs {
             };
             Ok((knobs, spans))
         }
+
+        impl Profile {
+            /// Every knob as (name, value, citation, set_by), in file order, for reports.
+            pub fn knob_table(&self) -> Vec<(KnobId, String, &Citation, &str)> {
+                let k = &self.knobs;
+                vec![$((KnobId::$id, k.$field.value.to_string(), &k.$field.cite, k.$field.set_by.as_str())),+]
+            }
+        }
     };
 }
 
 raw_knobs!(
-    request_id_scope: IdScope,
-    retry_request_id: RetryId,
-    reissue_lost_request: Reissue,
-    timeout_sends_cancel: bool,
-    stdio_cancel: StdioCancel,
-    http_cancel: HttpCancel,
-    http_disconnect_is_cancel: bool,
-    sse_resumability: Resumability,
-    stdio_restart: RestartGuidance,
-    idempotency_key: KeyPlacement,
-    idempotency_semantics: KeySemantics,
-    idempotency_in_progress: InProgress,
-    idempotency_conflict: Conflict,
-    idempotency_retention: Retention,
-    idempotency_crash_window: CrashWindow,
+    request_id_scope => RequestIdScope: IdScope,
+    retry_request_id => RetryRequestId: RetryId,
+    reissue_lost_request => ReissueLostRequest: Reissue,
+    timeout_sends_cancel => TimeoutSendsCancel: bool,
+    stdio_cancel => StdioCancel: StdioCancel,
+    http_cancel => HttpCancel: HttpCancel,
+    http_disconnect_is_cancel => HttpDisconnectIsCancel: bool,
+    sse_resumability => SseResumability: Resumability,
+    stdio_restart => StdioRestart: RestartGuidance,
+    idempotency_key => IdempotencyKey: KeyPlacement,
+    idempotency_semantics => IdempotencySemantics: KeySemantics,
+    idempotency_in_progress => IdempotencyInProgress: InProgress,
+    idempotency_conflict => IdempotencyConflict: Conflict,
+    idempotency_retention => IdempotencyRetention: Retention,
+    idempotency_crash_window => IdempotencyCrashWindow: CrashWindow,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -397,7 +405,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 fn invalid(file: &str, text: &str, span: Range<usize>, message: String) -> ProfileError {
     let (line, column) = line_col(text, span.start);
-    ProfileError::Invalid { file: crate::one_line(file), line, column, message: crate::one_line(&message) }
+    ProfileError::Invalid { file: one_line(file), line, column, message: one_line(&message) }
 }
 
 impl Profile {
@@ -428,13 +436,11 @@ impl Profile {
             candidates.insert(1, d.join(format!("{name}.toml")));
         }
         let Some(path) = candidates.into_iter().find(|p| p.is_file()) else {
-            return Err(ProfileError::Unknown { name: crate::one_line(name), known: Self::builtin_names().join(", ") });
+            return Err(ProfileError::Unknown { name: one_line(name), known: Self::builtin_names().join(", ") });
         };
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| ProfileError::Read {
-            file: crate::one_line(&file),
-            reason: crate::one_line(&e.to_string()),
-        })?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| ProfileError::Read { file: one_line(&file), reason: one_line(&e.to_string()) })?;
         Self::parse_nested(&file, &text, path.parent(), depth)
     }
 
@@ -456,74 +462,48 @@ impl Profile {
             }
         };
         let (knobs, spans) = merge_knobs(file, text, &raw.name, raw.knobs, base)?;
+        let revision = raw.revision.parse::<Revision>().map_err(|_| {
+            let message = format!("`revision = \"{}\"`: the model knows 2025-11-25 and 2026-07-28", raw.revision);
+            invalid(file, text, 0..0, message)
+        })?;
         let profile = Profile {
             name: raw.name,
             title: raw.title,
             kind: raw.kind,
-            revision: raw.revision,
+            revision,
             extends: raw.extends.map(|e| e.into_inner()),
             source: raw.source,
             origin: file.to_string(),
             knobs,
         };
         if let Err((knob, message)) = profile.validate() {
-            let span = spans.get(knob).cloned().unwrap_or(0..0);
+            let span = spans.get(&knob).cloned().unwrap_or(0..0);
             return Err(invalid(file, text, span, message));
         }
         Ok(profile)
     }
 
     /// Check that the knobs agree with each other; on error, the knob to blame and why.
-    fn validate(&self) -> Result<(), (&'static str, String)> {
+    fn validate(&self) -> Result<(), (KnobId, String)> {
         let k = &self.knobs;
-        if !matches!(self.revision.as_str(), "2025-11-25" | "2026-07-28") {
-            return Err(("", format!("`revision = \"{}\"`: the model knows 2025-11-25 and 2026-07-28", self.revision)));
-        }
         let has_key = k.idempotency_key.value != KeyPlacement::None;
         let has_sem = k.idempotency_semantics.value != KeySemantics::None;
         if has_key != has_sem {
             return Err((
-                "idempotency_semantics",
+                KnobId::IdempotencySemantics,
                 "`idempotency_key` and `idempotency_semantics` must both be `none` or both be set".into(),
             ));
         }
         let dedup = k.idempotency_semantics.value == KeySemantics::Dedup;
         if dedup && k.idempotency_in_progress.value == InProgress::None {
-            return Err(("idempotency_in_progress", "key semantics `dedup` needs an in-progress rule".into()));
+            return Err((KnobId::IdempotencyInProgress, "key semantics `dedup` needs an in-progress rule".into()));
         }
         if has_key && k.idempotency_retention.value == Retention::None {
-            return Err(("idempotency_retention", "a profile with a key needs a retention rule".into()));
+            return Err((KnobId::IdempotencyRetention, "a profile with a key needs a retention rule".into()));
         }
         if has_key && k.idempotency_crash_window.value == CrashWindow::None {
-            return Err(("idempotency_crash_window", "a profile with a key needs a crash-window rule".into()));
+            return Err((KnobId::IdempotencyCrashWindow, "a profile with a key needs a crash-window rule".into()));
         }
         Ok(())
-    }
-
-    /// Every knob as (name, value, citation, set_by), in file order, for reports.
-    pub fn knob_table(&self) -> Vec<(&'static str, String, &Citation, &str)> {
-        let k = &self.knobs;
-        macro_rules! row {
-            ($f:ident) => {
-                (stringify!($f), k.$f.value.to_string(), &k.$f.cite, k.$f.set_by.as_str())
-            };
-        }
-        vec![
-            row!(request_id_scope),
-            row!(retry_request_id),
-            row!(reissue_lost_request),
-            row!(timeout_sends_cancel),
-            row!(stdio_cancel),
-            row!(http_cancel),
-            row!(http_disconnect_is_cancel),
-            row!(sse_resumability),
-            row!(stdio_restart),
-            row!(idempotency_key),
-            row!(idempotency_semantics),
-            row!(idempotency_in_progress),
-            row!(idempotency_conflict),
-            row!(idempotency_retention),
-            row!(idempotency_crash_window),
-        ]
     }
 }

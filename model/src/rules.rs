@@ -5,42 +5,43 @@
 use crate::action::Action;
 use crate::config::{ServerImpl, Transport};
 use crate::model::McpModel;
-use crate::profile::Citation;
+use crate::profile::{Citation, KnobId};
 use crate::state::{ServerSide, State};
 
-/// The knobs (by name) whose values allow `action` under this model's configuration.
-pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<&'static str> {
+/// The knobs whose values allow `action` under this model's configuration.
+pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
+    use KnobId as K;
     let http = model.config.transport == Transport::Http;
     let server = model.config.server;
     match action {
-        Action::ClientCall { .. } => vec!["request_id_scope"],
-        Action::ClientTimeout { .. } => vec!["timeout_sends_cancel"],
-        Action::ClientCancel { .. } => vec![if http { "http_cancel" } else { "stdio_cancel" }],
+        Action::ClientCall { .. } => vec![K::RequestIdScope],
+        Action::ClientTimeout { .. } => vec![K::TimeoutSendsCancel],
+        Action::ClientCancel { .. } => vec![if http { K::HttpCancel } else { K::StdioCancel }],
         Action::ClientReceive { .. } => vec![],
-        Action::ClientSeesDisconnect { .. } => vec!["stdio_restart"],
-        Action::ClientQueryOutcome { .. } => vec!["idempotency_semantics"],
-        Action::ClientRetry { .. } => vec!["reissue_lost_request", "retry_request_id", "request_id_scope"],
+        Action::ClientSeesDisconnect { .. } => vec![K::StdioRestart],
+        Action::ClientQueryOutcome { .. } => vec![K::IdempotencySemantics],
+        Action::ClientRetry { .. } => vec![K::ReissueLostRequest, K::RetryRequestId, K::RequestIdScope],
         Action::StepFails { .. } => vec![],
-        Action::FrameworkRetry { .. } => vec!["reissue_lost_request", "request_id_scope"],
-        Action::StreamBreak { .. } => vec!["sse_resumability", "http_disconnect_is_cancel"],
+        Action::FrameworkRetry { .. } => vec![K::ReissueLostRequest, K::RequestIdScope],
+        Action::StreamBreak { .. } => vec![K::SseResumability, K::HttpDisconnectIsCancel],
         Action::ServerReceive { .. } if server.uses_keys() => {
-            vec!["idempotency_key", "idempotency_semantics", "idempotency_in_progress"]
+            vec![K::IdempotencyKey, K::IdempotencySemantics, K::IdempotencyInProgress]
         }
-        Action::ServerReceive { .. } if server.uses_ids() => vec!["request_id_scope"],
+        Action::ServerReceive { .. } if server.uses_ids() => vec![K::RequestIdScope],
         Action::ServerReceive { .. } => vec![],
-        Action::ServerReceiveCancel { .. } => vec![if http { "http_cancel" } else { "stdio_cancel" }],
-        Action::ServerCommit { .. } if server == ServerImpl::KeyAfterEffect => vec!["idempotency_crash_window"],
+        Action::ServerReceiveCancel { .. } => vec![if http { K::HttpCancel } else { K::StdioCancel }],
+        Action::ServerCommit { .. } if server == ServerImpl::KeyAfterEffect => vec![K::IdempotencyCrashWindow],
         Action::ServerCommit { .. } => vec![],
-        Action::ServerStoreKey { .. } => vec!["idempotency_crash_window"],
+        Action::ServerStoreKey { .. } => vec![K::IdempotencyCrashWindow],
         Action::ServerRespond { .. } => vec![],
         Action::ServerCrash => vec![],
-        Action::ServerRestart => vec!["stdio_restart"],
-        Action::KeyExpires { .. } => vec!["idempotency_retention"],
+        Action::ServerRestart => vec![K::StdioRestart],
+        Action::KeyExpires { .. } => vec![K::IdempotencyRetention],
     }
 }
 
 /// The citations behind `action`, as (knob, value, citation).
-pub fn citations<'m>(model: &'m McpModel, action: &Action) -> Vec<(&'static str, String, &'m Citation)> {
+pub fn citations<'m>(model: &'m McpModel, action: &Action) -> Vec<(KnobId, String, &'m Citation)> {
     let table = model.profile.knob_table();
     knobs_for(model, action)
         .into_iter()

@@ -8,10 +8,10 @@
 
 use crate::action::Action;
 use crate::model::McpModel;
-use crate::property::{Check, PropertyKind, EFFECTS_BELOW};
+use crate::property::{Check, PropertyKind};
 use crate::state::State;
 use serde::Serialize;
-use stateright::{Checker, HasDiscoveries, Model};
+use stateright::{Checker, HasDiscoveries, Model, Property};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
@@ -88,9 +88,52 @@ pub struct WorstCase {
     pub stats: Stats,
 }
 
-fn run(model: &McpModel, name: &'static str) -> (Option<Counterexample>, Stats) {
+/// The model with one thing to look for: what a stateright run checks. Its one property is
+/// the check's; everything else is the model's own (the Explorer serves it as it is).
+#[derive(Clone, Debug)]
+pub struct WithCheck {
+    /// The model.
+    pub model: McpModel,
+    /// What the run looks for.
+    pub check: Check,
+}
+
+impl Model for WithCheck {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        self.model.init_states()
+    }
+
+    fn actions(&self, s: &State, out: &mut Vec<Action>) {
+        self.model.actions(s, out)
+    }
+
+    fn next_state(&self, last: &State, action: Action) -> Option<State> {
+        self.model.next_state(last, action)
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        self.model.format_action(action)
+    }
+
+    /// What the step does, in the words of the trace reports, then the state it leads to.
+    fn format_step(&self, last: &State, action: Action) -> Option<String> {
+        let next = self.model.next_state(last, action)?;
+        Some(format!("{}\n\n{next:#?}", crate::rules::describe(&self.model, last, &action, &next)))
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::always(self.check.name(), |m: &WithCheck, s: &State| m.check.holds(&m.model, s))]
+    }
+}
+
+fn run(model: &McpModel, check: Check) -> (Option<Counterexample>, Stats) {
     let started = Instant::now();
-    let checker = model.clone().checker().threads(1).finish_when(HasDiscoveries::AnyFailures).spawn_bfs().join();
+    let name = check.name();
+    let with_check = WithCheck { model: model.clone(), check };
+    let checker = with_check.checker().threads(1).finish_when(HasDiscoveries::AnyFailures).spawn_bfs().join();
     let stats = Stats {
         states: checker.unique_state_count(),
         generated: checker.state_count(),
@@ -109,8 +152,7 @@ fn run(model: &McpModel, name: &'static str) -> (Option<Counterexample>, Stats) 
 
 /// Check one property exhaustively within the model's bounds.
 pub fn check_property(model: &McpModel, property: PropertyKind) -> CheckResult {
-    let m = model.with_check(Check::Property(property));
-    let (counterexample, stats) = run(&m, property.as_str());
+    let (counterexample, stats) = run(model, Check::Property(property));
     let verdict = if counterexample.is_some() { Verdict::Violated } else { Verdict::Holds };
     CheckResult { property, verdict, counterexample, stats }
 }
@@ -118,14 +160,14 @@ pub fn check_property(model: &McpModel, property: PropertyKind) -> CheckResult {
 /// A shortest path (stateright, breadth-first) to a state where one logical call has at
 /// least `effects` side effects, if any.
 pub fn shortest_to_effects(model: &McpModel, effects: u8) -> Option<Counterexample> {
-    run(&model.with_check(Check::EffectsBelow(effects)), EFFECTS_BELOW).0
+    run(model, Check::EffectsBelow(effects)).0
 }
 
 /// Find the worst case: the largest per-call effect count reachable, with a shortest path.
 pub fn worst_case(model: &McpModel) -> WorstCase {
     let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };
     for k in 1..=u8::MAX {
-        let (cex, stats) = run(&model.with_check(Check::EffectsBelow(k)), EFFECTS_BELOW);
+        let (cex, stats) = run(model, Check::EffectsBelow(k));
         best.stats.states = best.stats.states.max(stats.states);
         best.stats.generated += stats.generated;
         best.stats.depth = best.stats.depth.max(stats.depth);

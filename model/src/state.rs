@@ -5,8 +5,14 @@
 //! Everything that two states could differ in without a difference in behaviour is kept out
 //! (message order on HTTP is canonical: the in-flight set is sorted).
 
-use crate::config::{MAX_ATTEMPTS, MAX_CALLS};
 use serde::Serialize;
+
+/// Largest number of logical calls the model takes.
+pub const MAX_CALLS: usize = 3;
+/// Largest number of attempts of one logical call (1 + retries).
+pub const MAX_ATTEMPTS: usize = 4;
+/// Largest number of server crashes.
+pub const MAX_CRASHES: u8 = 3;
 
 /// Largest JSON-RPC id the model hands out.
 pub const MAX_IDS: usize = MAX_CALLS * MAX_ATTEMPTS;
@@ -220,7 +226,9 @@ pub struct Server {
 /// does not use them; how an attempt the client no longer waits for ended). Two states that
 /// differ only there have the same futures and the same property values, so the checker
 /// explores one of them. The facts stay in the state, so traces still show them.
-#[derive(Clone, Debug, Serialize)]
+///
+/// Its `Debug` (what stateright's Explorer shows) is written in `debug.rs`.
+#[derive(Clone, Serialize)]
 pub struct State {
     /// What equality and hashing see (fixed for a run).
     #[serde(skip)]

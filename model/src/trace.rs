@@ -9,15 +9,25 @@
 //! (with their citations) that allowed the step.
 //!
 //! [`TraceFile::validate`] re-runs a trace through the model under its recorded configuration
-//! and rejects one that is not a real path, naming the step and the reason.
+//! and rejects one that is not a real path, naming the step and the reason; what it returns is
+//! the typed path (the model and its states), which readers use instead of the recorded JSON.
+//! A trace found in this process is built with [`TraceFile::from_counterexample`], with no text
+//! in between.
+//!
+//! Why not the `itf` crate (Informal Systems, 0.4): it only reads ITF (it has no writer, and
+//! these files must stay byte for byte as they are), and its trace `#meta` keeps extra fields
+//! as strings only, so our `#meta` (objects, numbers, booleans) does not decode through it.
+//! Reading our own actions back needs one step it would do for us, turning the empty variant
+//! payload `{"#tup": []}` into none, which is a few lines here (`itf_variants` writes it).
 
 use crate::action::{Action, ACTION_VOCABULARY};
 use crate::config::Config;
 use crate::model::McpModel;
 use crate::profile::Profile;
-use crate::property::{Check, PropertyKind};
+use crate::property::PropertyKind;
 use crate::rules;
 use crate::search::{replay, Counterexample};
+use crate::text::one_line;
 use serde_json::{json, Map, Value};
 
 /// Version of the trace file layout (bumped when `#meta` changes shape).
@@ -61,6 +71,7 @@ pub struct TraceFile {
     pub meta: Value,
 }
 
+/// Give every payload-less variant (`{"tag": ...}`) ITF's empty payload, `{"#tup": []}`.
 fn itf_variants(v: &mut Value) {
     match v {
         Value::Object(map) => {
@@ -178,11 +189,46 @@ impl TraceError {
     /// An error at `step` of `file`; control characters in either text are escaped, so that the
     /// message stays one line whatever the file contains.
     pub fn new(file: &str, step: usize, reason: &str) -> TraceError {
-        TraceError { file: crate::one_line(file), step, reason: crate::one_line(reason) }
+        TraceError { file: one_line(file), step, reason: one_line(reason) }
+    }
+}
+
+/// A trace that is a real path of the model: what [`TraceFile::validate`] returns.
+#[derive(Clone, Debug)]
+pub struct ValidTrace {
+    /// The model under the trace's configuration and profile.
+    pub model: McpModel,
+    /// The path: the model's own states, the actions, and the recorded action-index path.
+    pub path: Counterexample,
+}
+
+impl ValidTrace {
+    /// Number of steps (actions).
+    pub fn steps(&self) -> usize {
+        self.path.len()
     }
 }
 
 impl TraceFile {
+    /// The trace of a path of `model`, built in process: the same configuration, property,
+    /// actions, states and `#meta` as [`to_itf`] writes and [`TraceFile::parse`] reads back.
+    pub fn from_counterexample(
+        model: &McpModel,
+        kind: TraceKind,
+        path: &Counterexample,
+        minimal_verified: bool,
+    ) -> TraceFile {
+        let Value::Object(mut doc) = to_itf(model, kind, path, minimal_verified) else { unreachable!() };
+        let Some(Value::Array(states)) = doc.remove("states") else { unreachable!() };
+        TraceFile {
+            config: model.config.clone(),
+            property: kind.property_name().into(),
+            actions: path.actions.clone(),
+            states,
+            meta: doc.remove("#meta").unwrap_or(Value::Null),
+        }
+    }
+
     /// Parse a trace document; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<TraceFile, TraceError> {
         let err = |step: usize, reason: String| TraceError::new(file, step, &reason);
@@ -215,10 +261,10 @@ impl TraceFile {
     /// Check the trace against the model under its recorded configuration: every action must
     /// be possible where it is taken, every recorded state must equal the model's, and the last
     /// state must violate the property (or reach the recorded effect count, for a worst case).
-    /// `profile` resolves the recorded profile name. Returns the number of steps.
-    pub fn validate(&self, file: &str, profile: &Profile) -> Result<usize, TraceError> {
+    /// `profile` resolves the recorded profile name. Returns the typed path.
+    pub fn validate(&self, file: &str, profile: &Profile) -> Result<ValidTrace, TraceError> {
         let err = |step: usize, reason: String| TraceError::new(file, step, &reason);
-        let model = McpModel::new(self.config.clone(), profile.clone(), Check::Property(PropertyKind::AtMostOnce))
+        let model = McpModel::new(self.config.clone(), profile.clone())
             .map_err(|e| err(0, format!("configuration does not apply: {e}")))?;
         let states = replay(&model, &self.actions).map_err(|(step, reason)| err(step, reason))?;
         for (i, (recorded, s)) in self.states.iter().zip(&states).enumerate() {
@@ -238,7 +284,7 @@ impl TraceFile {
         let last = states.last().expect("a state");
         match self.property.parse::<PropertyKind>() {
             Ok(p) => {
-                if model.holds(p, last) {
+                if p.holds(&model, last) {
                     return Err(err(self.actions.len(), format!("the last state does not violate `{p}`")));
                 }
             }
@@ -253,6 +299,7 @@ impl TraceFile {
             }
             Err(e) => return Err(err(0, e)),
         }
-        Ok(self.actions.len())
+        let index_path = self.meta.get("action_index_path").and_then(Value::as_str).unwrap_or("").to_string();
+        Ok(ValidTrace { model, path: Counterexample { states, actions: self.actions.clone(), index_path } })
     }
 }

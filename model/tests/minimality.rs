@@ -20,7 +20,7 @@ fn models(calls: u8) -> Vec<McpModel> {
         .filter_map(|mut config| {
             config.bounds.calls = calls;
             let profile = profiles.iter().find(|p| p.name == config.profile).unwrap().clone();
-            McpModel::new(config, profile, Check::Property(PropertyKind::AtMostOnce)).ok()
+            McpModel::new(config, profile).ok()
         })
         .collect()
 }
@@ -50,7 +50,7 @@ fn safe_cell(calls: u8) -> McpModel {
         server: ServerImpl::KeyDurable,
         bounds: Bounds { calls, retries: 2, crashes: 1 },
     };
-    McpModel::new(config, Profile::load("sep-3182").unwrap(), Check::Property(PropertyKind::AtMostOnce)).unwrap()
+    McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
 }
 
 #[test]
@@ -148,13 +148,13 @@ fn every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_
             failing += 1;
             let stateright = check_property(&m, p).counterexample.map(|c| c.len());
             assert_eq!(Some(cex.len()), stateright, "{p} under {} (stateright)", m.config);
-            let independent = shortest_path_len(&m, |s| !m.holds(p, s));
+            let independent = shortest_path_len(&m, |s| !p.holds(&m, s));
             assert_eq!(Some(cex.len()), independent, "{p} under {} (full-state BFS)", m.config);
             // The counterexample is a real path of the unreduced model and ends in a bad state.
             let full = m.without_reductions();
             let states =
                 search::replay(&full, &cex.actions).unwrap_or_else(|e| panic!("{p} under {}: {e:?}", m.config));
-            assert!(!m.holds(p, states.last().unwrap()));
+            assert!(!p.holds(&m, states.last().unwrap()));
         }
         if let Some(t) = found.worst.trace {
             let stateright = search::shortest_to_effects(&m, found.worst.effects).map(|c| c.len());

@@ -1,7 +1,7 @@
 //! Loading spec profiles: the built-ins resolve with citations on every knob, `extends`
 //! overrides, and every kind of bad file is rejected with its file, line and reason.
 
-use mcp_once_model::profile::{IdScope, KeyPlacement, Profile, KNOB_NAMES};
+use mcp_once_model::profile::{IdScope, KeyPlacement, KnobId, Profile};
 use std::path::{Path, PathBuf};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -35,7 +35,7 @@ fn every_builtin_knob_has_a_citation_with_a_quote_and_a_path() {
     for name in Profile::builtin_names() {
         let p = Profile::load(name).unwrap();
         let table = p.knob_table();
-        assert_eq!(table.len(), KNOB_NAMES.len());
+        assert_eq!(table.len(), KnobId::ALL.len());
         for (knob, _, cite, _) in table {
             assert!(!cite.quote.trim().is_empty(), "{name}.{knob} quote");
             assert!(cite.path.contains('/') && cite.path.contains('.'), "{name}.{knob} path {}", cite.path);

@@ -21,7 +21,7 @@ fn cfg(
         server,
         bounds: Bounds { calls: b.0, retries: b.1, crashes: b.2 },
     };
-    McpModel::new(config, Profile::load(profile).unwrap(), Check::Property(PropertyKind::AtMostOnce)).unwrap()
+    McpModel::new(config, Profile::load(profile).unwrap()).unwrap()
 }
 
 fn violated(m: &McpModel, p: PropertyKind) -> Counterexample {
@@ -56,12 +56,7 @@ use Transport::*;
 fn the_four_observed_scenarios_are_counterexamples_with_the_observed_worst_case() {
     let expected_len = [8, 9, 8, 8];
     for (scenario, len) in scenarios().into_iter().zip(expected_len) {
-        let m = McpModel::new(
-            scenario.config.clone(),
-            Profile::load(&scenario.config.profile).unwrap(),
-            Check::Property(AtMostOnce),
-        )
-        .unwrap();
+        let m = McpModel::new(scenario.config.clone(), Profile::load(&scenario.config.profile).unwrap()).unwrap();
         let cex = violated(&m, AtMostOnce);
         assert_eq!(cex.len(), len, "{}: {:?}", scenario.name, names(&cex));
         let worst = worst_case(&m);
@@ -262,7 +257,8 @@ fn every_step_of_a_counterexample_carries_its_citations() {
     let restart = cex.actions.iter().find(|a| a.name() == "ServerRestart").unwrap();
     let cites = rules::citations(&m, restart);
     assert_eq!(cites.len(), 1);
-    assert_eq!(cites[0].0, "stdio_restart");
+    assert_eq!(cites[0].0, KnobId::StdioRestart);
+    assert_eq!(cites[0].0.as_str(), "stdio_restart");
     assert!(cites[0].2.quote.contains("the client **SHOULD** restart it"));
     assert_eq!(cites[0].2.path, "docs/specification/2026-07-28/basic/transports/stdio.mdx");
 }

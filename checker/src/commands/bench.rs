@@ -16,7 +16,7 @@ use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_model::catalogue::matrix;
 use mcp_once_model::{
-    explore, Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+    explore, Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -196,7 +196,7 @@ fn run_one(name: &str, config: Config) -> Result<CellRun> {
 /// Search one cell alone in this process, every property, and measure it.
 fn measure(name: &str, config: Config) -> Result<CellRun> {
     let p = profile(&config.profile);
-    let model = McpModel::new(config.clone(), p, Check::Property(PropertyKind::AtMostOnce)).map_err(|e| anyhow!(e))?;
+    let model = McpModel::new(config.clone(), p).map_err(|e| anyhow!(e))?;
     let before = status_kib("/proc/self/status", "VmRSS:").unwrap_or(0);
     let reset = reset_peak();
     let started = Instant::now();

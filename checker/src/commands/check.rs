@@ -64,7 +64,7 @@ fn check_trace(path: &PathBuf) -> Result<ExitCode> {
     let trace = TraceFile::parse(&file, &text)?;
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
-    let steps = trace.validate(&file, &profile)?;
+    let steps = trace.validate(&file, &profile)?.steps();
     println!(
         "{file}: valid: a {steps}-step path of the model under {} that reaches `{}`",
         trace.config, trace.property

@@ -6,7 +6,7 @@ use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Check, McpModel, PropertyKind};
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,15 +32,9 @@ fn cmd_explain(path: &std::path::Path, evidence: Option<&std::path::Path>) -> Re
     let trace = TraceFile::parse(&file, &text)?;
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
-    trace.validate(&file, &profile)?;
-    let model = McpModel::new(trace.config.clone(), profile, Check::Property(PropertyKind::AtMostOnce))
-        .map_err(|e| anyhow!(e))?;
-    let states =
-        mcp_once_model::search::replay(&model, &trace.actions).map_err(|(s, r)| anyhow!("{file}: step {s}: {r}"))?;
-    let index_path = trace.meta.get("action_index_path").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let cex = mcp_once_model::Counterexample { states, actions: trace.actions.clone(), index_path };
+    let valid = trace.validate(&file, &profile)?;
     let replay_section = evidence.map(report::replay_markdown).transpose()?;
-    print!("{}", report::explain_markdown(&model, &trace.property, &cex, &file));
+    print!("{}", report::explain_markdown(&valid.model, &trace.property, &valid.path, &file));
     if let Some(section) = replay_section {
         print!("{section}");
     }

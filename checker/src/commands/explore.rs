@@ -24,10 +24,10 @@ pub fn run(a: ExploreArgs) -> Result<ExitCode> {
     use stateright::Model;
     let (config, profile) = a.config.resolve()?;
     let property = properties(&a.property)?[0];
-    let model = McpModel::new(config, profile, Check::Property(property)).map_err(|e| anyhow!(e))?;
+    let model = McpModel::new(config, profile).map_err(|e| anyhow!(e))?;
     let address: std::net::SocketAddr = a.address.parse().map_err(|e| anyhow!("--address {}: {e}", a.address))?;
     std::net::TcpListener::bind(address).map_err(|e| anyhow!("--address {address}: cannot listen: {e}"))?;
     eprintln!("mcp-once: Explorer for {} on http://{address}/ (Ctrl-C to stop)", model.config);
-    model.checker().serve(address);
+    mcp_once_model::WithCheck { model, check: Check::Property(property) }.checker().serve(address);
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use super::wire::{id_key, Connection, EventKind, WireEvent};
 use super::{ReplayOptions, ReplayResult, Revision, StepRecord, Target, Verdict};
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Profile, Transport};
+use mcp_once_model::{Action, Profile, State, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
@@ -596,6 +596,8 @@ pub struct Driver<'t> {
     /// The session (server, connection, observer).
     pub session: Session,
     trace: &'t TraceFile,
+    /// The trace's states as the model has them (empty if the trace is not a path of the model).
+    path: Vec<State>,
     profile: Profile,
     holds: BTreeMap<AttemptId, Hold>,
     sent: BTreeMap<AttemptId, Sent>,
@@ -618,8 +620,8 @@ enum Deferred {
     CloseStream,
 }
 
-fn expected_effects(state: &Value) -> u64 {
-    state.get("ledger").and_then(Value::as_array).map_or(0, |l| l.iter().filter_map(Value::as_u64).sum())
+fn expected_effects(state: &State) -> u64 {
+    state.ledger.iter().map(|n| u64::from(*n)).sum()
 }
 
 fn summarize(resp: &Value) -> String {
@@ -655,10 +657,12 @@ impl<'t> Driver<'t> {
             std::process::id(),
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
         );
+        let path = trace.validate(trace_name, &profile).map(|v| v.path.states).unwrap_or_default();
         Driver {
             session,
             holds: pacing::holds(&trace.actions),
             trace,
+            path,
             profile,
             sent: BTreeMap::new(),
             nonce,
@@ -678,7 +682,7 @@ impl<'t> Driver<'t> {
 
     /// Run the whole trace and reach a verdict. The server is always stopped at the end.
     pub async fn run(mut self) -> ReplayResult {
-        let expected = expected_effects(self.trace.states.last().expect("a trace has states"));
+        let expected = self.path.last().map_or(0, expected_effects);
         let outcome = self.run_steps().await;
         let (verdict, reason, observed) = match outcome {
             Err(s) => (s.verdict, s.reason, self.effects_now().await.ok()),
@@ -761,6 +765,9 @@ impl<'t> Driver<'t> {
     }
 
     async fn run_steps(&mut self) -> Result<(), Stop> {
+        if self.path.len() != self.trace.actions.len() + 1 {
+            return Err(stop(Verdict::Diverged, "the trace is not a path of the model"));
+        }
         if self.trace.config.transport != self.session.opts.target.transport() {
             return Err(stop(
                 Verdict::Diverged,
@@ -784,11 +791,11 @@ impl<'t> Driver<'t> {
         }
         let actions = self.trace.actions.clone();
         for (i, action) in actions.iter().enumerate() {
-            let state = &self.trace.states[i + 1];
+            let state = self.path[i + 1].clone();
             self.session
                 .evidence
                 .record("step", json!({"step": i + 1, "action": action.to_string(), "phase": "begin"}));
-            let (status, note) = self.step(action, state).await?;
+            let (status, note) = self.step(action, &state).await?;
             let rec = StepRecord {
                 step: i + 1,
                 action: action.to_string(),
@@ -817,7 +824,7 @@ impl<'t> Driver<'t> {
         self.steps.push(rec);
     }
 
-    async fn step(&mut self, action: &Action, state: &Value) -> Result<(&'static str, Option<String>), Stop> {
+    async fn step(&mut self, action: &Action, state: &State) -> Result<(&'static str, Option<String>), Stop> {
         let result = match *action {
             Action::ClientCall { call } => self.client_send(call, 0, state).await,
             Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt } => self.client_send(call, attempt, state).await,
@@ -865,21 +872,16 @@ impl<'t> Driver<'t> {
         &mut self,
         call: u8,
         attempt: u8,
-        state: &Value,
+        state: &State,
     ) -> Result<(&'static str, Option<String>), Stop> {
         if self.session.check_exit().is_some() {
             return Err(stop(Verdict::Diverged, "the server is not running when the trace sends a request"));
         }
-        let rec = state.pointer(&format!("/attempts/{call}/{attempt}")).ok_or_else(|| {
+        let rec = state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
             stop(Verdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
         })?;
-        let id = rec
-            .get("id")
-            .cloned()
-            .filter(|v| v.is_u64())
-            .ok_or_else(|| stop(Verdict::Diverged, "the trace's state has no request id"))?;
-        let key =
-            rec.get("key").and_then(Value::as_u64).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
+        let id = Value::from(rec.id);
+        let key = Some(rec.key).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
         let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
         // Held commits end in the trace's commit order, a quarter window apart: two attempts
         // held alike would otherwise commit within a millisecond of each other, in either order.

@@ -365,7 +365,7 @@ pub fn load_trace(path: &std::path::Path) -> Result<(mcp_once_model::trace::Trac
 
 /// The wire revision for a profile, unless the options name one.
 pub fn revision_for(options: &ReplayOptions, profile: &mcp_once_model::Profile) -> Revision {
-    options.revision.unwrap_or_else(|| profile.revision.parse().unwrap_or(Revision::R2025_11_25))
+    options.revision.unwrap_or_else(|| profile.revision.as_str().parse().unwrap_or(Revision::R2025_11_25))
 }
 
 /// Replay `trace` against the server in `options`, logging to `evidence`.

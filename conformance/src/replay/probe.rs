@@ -11,8 +11,8 @@ use super::evidence::Evidence;
 use super::pacing::Hold;
 use super::{revision_for, ReplayOptions, ReplayResult, Revision, Verdict};
 use mcp_once_model::search::{check_property, worst_case};
-use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
-use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
+use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::time::SystemTime;
@@ -179,7 +179,7 @@ fn scenario_traces(
             server,
             bounds: Bounds { calls: 1, retries: s.retries, crashes: s.crashes },
         };
-        let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce))?;
+        let model = McpModel::new(config, profile.clone())?;
         let (kind, path) = if s.worst_case {
             (TraceKind::WorstCase, worst_case(&model).trace)
         } else {
@@ -190,8 +190,7 @@ fn scenario_traces(
         };
         let Some(path) = path else { continue };
         let name = format!("{}__{}__{}", s.id, transport.as_str(), server.as_str());
-        let itf = to_itf(&model, kind, &path, false);
-        let trace = TraceFile::parse(&name, &itf.to_string()).map_err(|e| e.to_string())?;
+        let trace = TraceFile::from_counterexample(&model, kind, &path, false);
         if !out.iter().any(|(_, t)| t.actions == trace.actions) {
             out.push((name, trace));
         }

@@ -6,9 +6,9 @@ use super::observer::Observer;
 use super::process::LaunchSpec;
 use super::{KeyPlacement, ReplayOptions, Revision, Target};
 use mcp_once_model::search::{check_property, worst_case};
-use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::{
-    Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -197,7 +197,7 @@ pub fn model_trace(
         server,
         bounds: Bounds { calls: 1, retries, crashes },
     };
-    let model = McpModel::new(config, profile.clone(), Check::Property(PropertyKind::AtMostOnce))?;
+    let model = McpModel::new(config, profile.clone())?;
     let (kind, path) = if worst {
         (TraceKind::WorstCase, worst_case(&model).trace)
     } else {
@@ -207,9 +207,7 @@ pub fn model_trace(
         )
     };
     let path = path.ok_or("the model has no trace for this configuration")?;
-    let itf = to_itf(&model, kind, &path, false);
-    let trace = TraceFile::parse("model", &itf.to_string()).map_err(|e| e.to_string())?;
-    Ok((trace, profile))
+    Ok((TraceFile::from_counterexample(&model, kind, &path, false), profile))
 }
 
 /// The trace of `scenario` for `sdk`'s server over `transport` (2025-11-25).
