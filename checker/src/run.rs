@@ -5,7 +5,7 @@
 
 use anyhow::Result;
 use mcp_once_model::catalogue::builtin_profiles;
-use mcp_once_model::search::{shortest_to_effects, Stats, WorstCase};
+use mcp_once_model::search::{shortest_to_effects, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
     check_property, explore, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl, Transport,
@@ -34,8 +34,8 @@ pub struct Checked {
     pub worst: WorstCase,
     /// Counts for the pass.
     pub stats: Stats,
-    /// Trace files written, by property name (and `worst-case`).
-    pub files: HashMap<String, PathBuf>,
+    /// Trace files written.
+    pub files: TraceFiles,
     /// Whether the search was shared with an earlier cell with the same rules (not re-run).
     pub shared: bool,
     /// Wall time of the independent length checks of this cell's traces.
@@ -46,6 +46,36 @@ impl Checked {
     /// Whether any checked property is violated.
     pub fn any_violated(&self) -> bool {
         self.results.iter().any(|r| r.counterexample.is_some())
+    }
+}
+
+/// The trace files written for one cell: a counterexample per violated property, and the
+/// worst case.
+#[derive(Default)]
+pub struct TraceFiles {
+    /// Counterexamples, by property.
+    counterexamples: HashMap<PropertyKind, PathBuf>,
+    /// The worst case's trace.
+    worst_case: Option<PathBuf>,
+}
+
+impl TraceFiles {
+    /// The file the trace of `kind` was written to, if it was.
+    pub fn get(&self, kind: TraceKind) -> Option<&Path> {
+        match kind {
+            TraceKind::Counterexample(p) => self.counterexamples.get(&p).map(PathBuf::as_path),
+            TraceKind::WorstCase => self.worst_case.as_deref(),
+        }
+    }
+
+    /// Record that the trace of `kind` was written to `path`.
+    fn insert(&mut self, kind: TraceKind, path: PathBuf) {
+        match kind {
+            TraceKind::Counterexample(p) => {
+                self.counterexamples.insert(p, path);
+            }
+            TraceKind::WorstCase => self.worst_case = Some(path),
+        }
     }
 }
 
@@ -129,8 +159,9 @@ pub fn run_with_progress(
     cells
 }
 
-/// A file name for a trace of `config` (no directories).
-pub fn trace_name(config: &Config, property: &str) -> String {
+/// A file name for the trace of `kind` under `config` (no directories).
+pub fn trace_name(config: &Config, kind: TraceKind) -> String {
+    let property = kind.property_name();
     let profile = Path::new(&config.profile)
         .file_stem()
         .map_or_else(|| config.profile.clone(), |s| s.to_string_lossy().into_owned());
@@ -220,7 +251,7 @@ pub fn run_cells(
                             }
                             let verify_seconds = verify_started.elapsed().as_secs_f64();
                             let mut checked =
-                                Checked { model, results, worst, stats, files: HashMap::new(), shared, verify_seconds };
+                                Checked { model, results, worst, stats, files: TraceFiles::default(), shared, verify_seconds };
                             if let Some(dir) = out {
                                 if let Err(e) = write_traces(&mut checked, dir) {
                                     *error.lock().unwrap() = Some(e);
@@ -271,24 +302,21 @@ fn verify_minimal(model: &McpModel, results: &[CheckResult], worst: &WorstCase) 
     Ok(())
 }
 
+/// Write the cell's counterexamples and worst case as ITF files in `dir`, and remember where.
 fn write_traces(c: &mut Checked, dir: &Path) -> Result<()> {
-    let write = |name: String, doc: serde_json::Value| -> Result<PathBuf> {
-        let path = dir.join(name);
-        let text = serde_json::to_string_pretty(&doc)? + "\n";
+    let mut traces: Vec<(TraceKind, &Counterexample)> = c
+        .results
+        .iter()
+        .filter_map(|r| Some((TraceKind::Counterexample(r.property), r.counterexample.as_ref()?)))
+        .collect();
+    traces.extend(c.worst.trace.as_ref().map(|t| (TraceKind::WorstCase, t)));
+    let mut files = TraceFiles::default();
+    for (kind, cex) in traces {
+        let path = dir.join(trace_name(&c.model.config, kind));
+        let text = serde_json::to_string_pretty(&to_itf(&c.model, kind, cex, true))? + "\n";
         std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: cannot write trace: {e}", path.display()))?;
-        Ok(path)
-    };
-    for r in &c.results {
-        if let Some(cex) = &r.counterexample {
-            let doc = to_itf(&c.model, TraceKind::Counterexample(r.property), cex, true);
-            let path = write(trace_name(&c.model.config, r.property.as_str()), doc)?;
-            c.files.insert(r.property.as_str().to_string(), path);
-        }
+        files.insert(kind, path);
     }
-    if let Some(t) = &c.worst.trace {
-        let doc = to_itf(&c.model, TraceKind::WorstCase, t, true);
-        let path = write(trace_name(&c.model.config, "worst-case"), doc)?;
-        c.files.insert("worst-case".into(), path);
-    }
+    c.files = files;
     Ok(())
 }

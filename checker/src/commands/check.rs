@@ -2,7 +2,7 @@
 //! validated against the model.
 
 use crate::args::{properties, ConfigArgs, Format};
-use crate::report::json::{cell_json, matrix_json};
+use crate::report::json::{CellRecord, MatrixRecord};
 use crate::report::table::matrix_summary;
 use crate::report::text::{check_text, colour};
 use crate::run::{builtins, default_matrix, exit_code, profile_for, run_cells, run_with_progress};
@@ -43,7 +43,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         let cells = run_with_progress("checking", default_matrix(&profiles), &props, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
         match a.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&matrix_json(&cells))?),
+            Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
             _ => print!("{}", matrix_summary(&cells, &props, seconds)),
         }
         return Ok(exit_code(&cells));
@@ -51,7 +51,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     let (config, profile) = a.config.resolve()?;
     let cells = run_cells(vec![(config, profile)], &props, a.out.as_deref(), 1, &|| {})?;
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&cell_json(&cells[0]))?),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&CellRecord::of(&cells[0]))?),
         _ => print!("{}", check_text(&cells[0], colour())),
     }
     Ok(exit_code(&cells))

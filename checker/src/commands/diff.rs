@@ -3,7 +3,7 @@
 use crate::args::Format;
 use crate::compare::diff;
 use crate::report::diff::diff_text;
-use crate::report::json::diff_json;
+use crate::report::json::DiffRecord;
 use crate::report::text::colour;
 use crate::run::{builtins, default_matrix, profile_for, run_with_progress};
 use anyhow::Result;
@@ -32,7 +32,7 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let cells_b = run_with_progress(&pb.name, default_matrix(std::slice::from_ref(&pb)), PropertyKind::ALL, None)?;
     let d = diff(&pa.name, &cells_a, &pb.name, &cells_b);
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&diff_json(&d))?),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&DiffRecord::of(&d))?),
         Format::Markdown => print!("{}", diff_text(&d, true, false)),
         Format::Text => print!("{}", diff_text(&d, false, colour())),
     }

@@ -1,7 +1,7 @@
 //! `mcp-once matrix`: every built-in cell of the chosen profiles, as a table or JSON.
 
 use crate::args::Format;
-use crate::report::json::matrix_json;
+use crate::report::json::MatrixRecord;
 use crate::report::table::matrix_table;
 use crate::run::{builtins, default_matrix, exit_code, profile_for, run_with_progress};
 use anyhow::Result;
@@ -34,7 +34,7 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     };
     let cells = run_with_progress("checking", default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref())?;
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&matrix_json(&cells))?),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
         Format::Markdown => print!("{}", matrix_table(&cells, true)),
         Format::Text => print!("{}", matrix_table(&cells, false)),
     }

@@ -3,6 +3,7 @@
 use crate::run::{Cell, Checked};
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
+use mcp_once_model::trace::TraceKind;
 use std::fmt::Write;
 use std::io::IsTerminal;
 
@@ -72,7 +73,7 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
                     cex.effects()
                 );
                 out.push_str(&trace_text(c, cex, "  ", colour));
-                if let Some(f) = c.files.get(r.property.as_str()) {
+                if let Some(f) = c.files.get(TraceKind::Counterexample(r.property)) {
                     let _ = writeln!(out, "  trace written to {}", f.display());
                 }
             }
