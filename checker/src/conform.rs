@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
-use mcp_once_conformance::replay::{self, observer::Observer, KeyPlacement, ReplayOptions, Revision, Target};
+use mcp_once_conformance::replay::{self, observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -38,8 +38,8 @@ pub struct TargetArgs {
     args: String,
     /// Where an idempotency key goes: params (params.idempotencyKey), meta:NAME or arg:NAME
     /// (replay default: params; probe: given = also run the SEP-3182 key checks).
-    #[arg(long, value_parser = parse::<KeyPlacement>)]
-    key_at: Option<KeyPlacement>,
+    #[arg(long, value_parser = parse::<KeyAt>)]
+    key_at: Option<KeyAt>,
     /// How effects are counted: ledger:PATH, cmd:"CMD" (prints a number) or
     /// tool:NAME[:/json/pointer|:re:REGEX] (a tool on the server; default pointer /count).
     #[arg(long, value_name = "OBSERVER")]
@@ -107,7 +107,7 @@ impl TargetArgs {
             target,
             tool: self.tool.clone(),
             args,
-            key_at: self.key_at.clone().unwrap_or(KeyPlacement::Params),
+            key_at: self.key_at.clone().unwrap_or(KeyAt::Params),
             observer,
             revision: self.revision,
             step_timeout: Duration::from_millis(self.step_timeout_ms),

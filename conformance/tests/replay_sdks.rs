@@ -9,7 +9,7 @@
 
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk, SCENARIOS};
-use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, Verdict};
+use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::{json, Value};

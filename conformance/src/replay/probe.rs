@@ -6,10 +6,11 @@
 //! (`id`, `name`, `description`, `status`, `timestamp`, `specReferences`, `details`,
 //! `errorMessage`), so they can sit beside its `checks.json`.
 
-use super::driver::Session;
-use super::evidence::Evidence;
-use super::pacing::Hold;
-use super::{revision_for, ReplayOptions, ReplayResult, Revision, Verdict};
+use crate::replay::driver::replay;
+use crate::replay::evidence::Evidence;
+use crate::replay::pacing::Hold;
+use crate::replay::session::Session;
+use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
 use mcp_once_model::search::{check_property, worst_case};
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
 use mcp_once_model::{Bounds, Check, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
@@ -234,15 +235,16 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
                         break;
                     }
                 };
-                let result = super::replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
-                let _ = super::write_result(&result);
+                let result = replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
+                let _ = write_result(&result);
                 runs.push(result);
             }
         }
     }
-    let confirmed = runs.iter().find(|r| r.verdict == Verdict::Confirmed);
-    let untestable =
-        runs.iter().find(|r| matches!(r.verdict, Verdict::Diverged | Verdict::Inconclusive | Verdict::Interrupted));
+    let confirmed = runs.iter().find(|r| r.verdict == ReplayVerdict::Confirmed);
+    let untestable = runs.iter().find(|r| {
+        matches!(r.verdict, ReplayVerdict::Diverged | ReplayVerdict::Inconclusive | ReplayVerdict::Interrupted)
+    });
     let (status, error) = match (&problem, confirmed, untestable) {
         (Some(p), _, _) => (Status::Warning, Some(format!("Not testable: {p}"))),
         (None, Some(r), _) => (

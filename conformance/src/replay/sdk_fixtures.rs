@@ -2,9 +2,9 @@
 //! ready-made replays: which command starts each fixture, which model trace each scenario is,
 //! and the options the runner uses. Shared by the replay tests and `mcp-once bench`.
 
-use super::observer::Observer;
-use super::process::LaunchSpec;
-use super::{KeyPlacement, ReplayOptions, Revision, Target};
+use crate::replay::observer::Observer;
+use crate::replay::process::LaunchSpec;
+use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::search::{check_property, worst_case};
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
 use mcp_once_model::{
@@ -115,7 +115,7 @@ impl FixturePaths {
             target,
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("an object"),
-            key_at: KeyPlacement::Params,
+            key_at: KeyAt::Params,
             observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
                 .map_err(|e| e.to_string())?,
             revision: Some(Revision::R2025_11_25),

@@ -8,8 +8,8 @@
 //! connection's generation, so that the driver sees one ordered history and can ignore what a
 //! dead connection still delivers.
 
-use super::evidence::Evidence;
-use super::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
+use crate::replay::evidence::Evidence;
+use crate::replay::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
 use anyhow::{anyhow, Result};
 use futures::StreamExt;
 use serde_json::{json, Value};
