@@ -6,7 +6,8 @@
 use crate::replay::evidence::Evidence;
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
-use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord};
+use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Done, Sent, Stop};
+use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Action, Profile, Transport};
@@ -14,29 +15,6 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// Why a replay stopped before its end.
-#[derive(Debug)]
-pub struct Stop {
-    /// The verdict it leads to.
-    pub verdict: ReplayVerdict,
-    /// One line: what happened.
-    pub reason: String,
-}
-
-fn stop(verdict: ReplayVerdict, reason: impl Into<String>) -> Stop {
-    Stop { verdict, reason: reason.into() }
-}
-
-/// One attempt as the runner sent it.
-#[derive(Clone, Debug)]
-struct Sent {
-    id: Value,
-    gen: u32,
-    order: usize,
-    cancelled: bool,
-    stream_closed: bool,
-}
 
 /// Replays one trace against a session.
 pub struct Driver<'t> {
@@ -67,31 +45,6 @@ enum Deferred {
 
 fn expected_effects(state: &Value) -> u64 {
     state.get("ledger").and_then(Value::as_array).map_or(0, |l| l.iter().filter_map(Value::as_u64).sum())
-}
-
-fn summarize(resp: &Value) -> String {
-    if let Some(e) = resp.get("error") {
-        return format!("error {}", e);
-    }
-    let r = resp.get("result").cloned().unwrap_or(Value::Null);
-    let text: Vec<&str> = r
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|c| c.iter().filter_map(|x| x.get("text").and_then(Value::as_str)).collect())
-        .unwrap_or_default();
-    let mut s = if text.is_empty() { r.to_string() } else { format!("\"{}\"", text.join(" ")) };
-    if r.get("isError") == Some(&Value::Bool(true)) {
-        s = format!("tool error {s}");
-    }
-    if s.len() > 160 {
-        let mut cut = 160;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
-    }
-    s
 }
 
 impl<'t> Driver<'t> {
@@ -237,13 +190,13 @@ impl<'t> Driver<'t> {
             self.session
                 .evidence
                 .record("step", json!({"step": i + 1, "action": action.to_string(), "phase": "begin"}));
-            let (status, note) = self.step(action, state).await?;
+            let done = self.step(action, state).await?;
             let rec = StepRecord {
                 step: i + 1,
                 action: action.to_string(),
-                status: status.into(),
+                status: done.status,
                 t_ms: self.session.evidence.elapsed_ms(),
-                note,
+                note: Some(done.note),
             };
             self.session.evidence.record("step", json!({"step": rec.step, "action": rec.action, "phase": "done", "status": rec.status, "note": rec.note}));
             self.steps.push(rec);
@@ -259,35 +212,54 @@ impl<'t> Driver<'t> {
         let rec = StepRecord {
             step: self.steps.len() + 1,
             action: action.to_string(),
-            status: "failed".into(),
+            status: StepStatus::Failed,
             t_ms: self.session.evidence.elapsed_ms(),
             note: Some(why.into()),
         };
         self.steps.push(rec);
     }
 
-    async fn step(&mut self, action: &Action, state: &Value) -> Result<(&'static str, Option<String>), Stop> {
+    async fn step(&mut self, action: &Action, state: &Value) -> Result<Done, Stop> {
         let result = match *action {
             Action::ClientCall { call } => self.client_send(call, 0, state).await,
-            Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt } => self.client_send(call, attempt, state).await,
+            Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt } => {
+                self.client_send(call, attempt, state).await
+            }
             Action::ClientTimeout { call, attempt } => self.client_timeout((call, attempt)),
             Action::ClientCancel { call, attempt } => self.client_cancel((call, attempt)).await,
             Action::ClientReceive { call, attempt } => self.client_receive((call, attempt)).await,
             Action::ClientSeesDisconnect { call, attempt } => self.client_sees_disconnect((call, attempt)).await,
             Action::StreamBreak { call, attempt } => self.stream_break((call, attempt)).await,
-            Action::StepFails { .. } => Ok(("driven", Some("the framework step fails after the call returned (client-side)".into()))),
-            Action::ClientQueryOutcome { .. } => Err(stop(ReplayVerdict::Diverged, "ClientQueryOutcome: the outcome query is a proposal with no method on real servers")),
+            Action::StepFails { .. } => {
+                Ok(Done::driven("the framework step fails after the call returned (client-side)"))
+            }
+            Action::ClientQueryOutcome { .. } => Err(stop(
+                ReplayVerdict::Diverged,
+                "ClientQueryOutcome: the outcome query is a proposal with no method on real servers",
+            )),
             Action::ServerReceive { call, attempt } => self.server_receive((call, attempt)).await,
             Action::ServerReceiveCancel { call, attempt } => {
                 let done = self.deliver_deferred(Some((call, attempt))).await;
-                done.map(|d| ("delivered", Some(if d.is_empty() { "the cancellation was written to the server".to_string() } else { d.join("; ") })))
+                done.map(|d| {
+                    Done::delivered(if d.is_empty() {
+                        "the cancellation was written to the server".to_string()
+                    } else {
+                        d.join("; ")
+                    })
+                })
             }
-            Action::ServerCommit { call, attempt } => self.server_commit((call, attempt), expected_effects(state)).await,
-            Action::ServerStoreKey { .. } => Ok(("unobserved", Some("the key store is internal to the server; its effect shows in how the server answers later attempts".into()))),
+            Action::ServerCommit { call, attempt } => {
+                self.server_commit((call, attempt), expected_effects(state)).await
+            }
+            Action::ServerStoreKey { .. } => Ok(Done::unobserved(
+                "the key store is internal to the server; its effect shows in how the server answers later attempts",
+            )),
             Action::ServerRespond { call, attempt } => self.server_respond((call, attempt)).await,
             Action::ServerCrash => self.server_crash().await,
             Action::ServerRestart => self.server_restart().await,
-            Action::KeyExpires { .. } => Err(stop(ReplayVerdict::Diverged, "KeyExpires: the runner cannot make a server's key record expire")),
+            Action::KeyExpires { .. } => {
+                Err(stop(ReplayVerdict::Diverged, "KeyExpires: the runner cannot make a server's key record expire"))
+            }
         };
         if let Err(s) = &result {
             self.failed_step(action, &s.reason.clone());
@@ -305,17 +277,10 @@ impl<'t> Driver<'t> {
     /// The response to an attempt: responses to one id on one connection are matched to its
     /// attempts in the order they were sent.
     fn response(&self, a: AttemptId) -> Option<Value> {
-        let s = self.sent.get(&a)?;
-        let position = self.sent.values().filter(|o| o.gen == s.gen && o.id == s.id && o.order < s.order).count();
-        self.session.responses_for(s.gen, &s.id).get(position).cloned()
+        answer(&self.sent, &self.session, a)
     }
 
-    async fn client_send(
-        &mut self,
-        call: u8,
-        attempt: u8,
-        state: &Value,
-    ) -> Result<(&'static str, Option<String>), Stop> {
+    async fn client_send(&mut self, call: u8, attempt: u8, state: &Value) -> Result<Done, Stop> {
         if self.session.check_exit().is_some() {
             return Err(stop(ReplayVerdict::Diverged, "the server is not running when the trace sends a request"));
         }
@@ -362,44 +327,42 @@ impl<'t> Driver<'t> {
             };
             note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
         }
-        Ok(("driven", Some(note)))
+        Ok(Done::driven(note))
     }
 
-    fn client_timeout(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    fn client_timeout(&mut self, a: AttemptId) -> Result<Done, Stop> {
         self.attempt(a)?;
         let note = match self.response(a) {
             Some(_) => "the client stops waiting; a response had already arrived unread".to_string(),
             None => "the client stops waiting".to_string(),
         };
-        Ok(("driven", Some(note)))
+        Ok(Done::driven(note))
     }
 
     async fn await_headers(&mut self, a: AttemptId, s: &Sent) -> Result<(), Stop> {
-        let deadline = Instant::now() + self.session.opts.step_timeout;
-        while !self.session.has_headers(s.gen, &s.id) {
-            if let Some(f) = self.session.failure_for(s.gen, &s.id) {
-                return Err(stop(
+        let bound = self.session.opts.step_timeout;
+        let seen = self
+            .session
+            .wait_until(Instant::now() + bound, async |session| {
+                if session.has_headers(s.gen, &s.id) {
+                    return Some(Ok(()));
+                }
+                let f = session.failure_for(s.gen, &s.id)?;
+                Some(Err(stop(
                     ReplayVerdict::Diverged,
                     format!("call {} attempt {}: the request failed: {f}", a.0, a.1),
-                ));
-            }
-            if Instant::now() >= deadline {
-                return Err(stop(
-                    ReplayVerdict::Inconclusive,
-                    format!(
-                        "call {} attempt {}: no HTTP response headers within {} ms",
-                        a.0,
-                        a.1,
-                        self.session.opts.step_timeout.as_millis()
-                    ),
-                ));
-            }
-            self.session.pump(deadline).await;
-        }
-        Ok(())
+                )))
+            })
+            .await;
+        seen.unwrap_or_else(|| {
+            Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!("call {} attempt {}: no HTTP response headers within {} ms", a.0, a.1, bound.as_millis()),
+            ))
+        })
     }
 
-    async fn client_cancel(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
         self.sent.get_mut(&a).expect("sent").cancelled = true;
         if self.session.opts.target.transport() == Transport::Http {
@@ -413,14 +376,14 @@ impl<'t> Driver<'t> {
             }
             self.deferred.push((a, how));
             let cite = format!("{} § {}", knob.cite.revision, knob.cite.section);
-            return Ok(("driven", Some(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step"))));
+            return Ok(Done::driven(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step")));
         }
         let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
         self.session
             .send(&msg)
             .await
             .map_err(|e| stop(ReplayVerdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
-        Ok(("driven", Some(format!("notifications/cancelled for id {}", s.id))))
+        Ok(Done::driven(format!("notifications/cancelled for id {}", s.id)))
     }
 
     /// Deliver the deferred transport events of `only` (or all of them).
@@ -458,9 +421,9 @@ impl<'t> Driver<'t> {
         Ok(done)
     }
 
-    async fn client_receive(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn client_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let resp = self.await_response(a).await?;
-        Ok(("observed", Some(summarize(&resp))))
+        Ok(Done::observed(summarize(&resp)))
     }
 
     async fn await_response(&mut self, a: AttemptId) -> Result<Value, Stop> {
@@ -471,79 +434,72 @@ impl<'t> Driver<'t> {
                 format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1),
             ));
         }
-        let deadline = Instant::now() + self.session.opts.step_timeout + self.session.opts.window * 2;
-        loop {
-            if let Some(r) = self.response(a) {
-                return Ok(r);
-            }
-            if let Some(f) = self.session.failure_for(s.gen, &s.id) {
-                return Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
-                ));
-            }
-            if let Some(c) = self.session.closed(s.gen) {
-                return Err(stop(
+        let bound = self.session.opts.step_timeout + self.session.opts.window * 2;
+        let sent = &self.sent;
+        let seen = self
+            .session
+            .wait_until(Instant::now() + bound, async |session| {
+                if let Some(r) = answer(sent, session, a) {
+                    return Some(Ok(r));
+                }
+                if let Some(f) = session.failure_for(s.gen, &s.id) {
+                    return Some(Err(stop(
+                        ReplayVerdict::Diverged,
+                        format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
+                    )));
+                }
+                let c = session.closed(s.gen)?;
+                Some(Err(stop(
                     ReplayVerdict::Diverged,
                     format!("call {} attempt {}: expected a response, {c}", a.0, a.1),
-                ));
-            }
-            if Instant::now() >= deadline {
-                let reason = self.session.breach_note();
-                return Err(stop(
-                    ReplayVerdict::Inconclusive,
-                    format!(
-                        "call {} attempt {}: no response within {} ms{reason}",
-                        a.0,
-                        a.1,
-                        (self.session.opts.step_timeout + self.session.opts.window * 2).as_millis()
-                    ),
-                ));
-            }
-            self.session.pump(deadline).await;
-        }
+                )))
+            })
+            .await;
+        seen.unwrap_or_else(|| {
+            let reason = self.session.breach_note();
+            Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, bound.as_millis()),
+            ))
+        })
     }
 
-    async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
-        let deadline = Instant::now() + self.session.opts.step_timeout;
-        loop {
-            if let Some(r) = self.response(a) {
-                return Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short or the server has no delay arguments", a.0, a.1, summarize(&r))));
-            }
-            let seen = match self.session.opts.target.transport() {
-                Transport::Stdio => self.session.closed(s.gen).map(str::to_string),
-                Transport::Http => self.session.failure_for(s.gen, &s.id).map(str::to_string),
-            };
-            if let Some(why) = seen {
-                return Ok(("observed", Some(why)));
-            }
-            if Instant::now() >= deadline {
-                return Err(stop(
-                    ReplayVerdict::Inconclusive,
-                    format!(
-                        "call {} attempt {}: the connection did not break within {} ms",
-                        a.0,
-                        a.1,
-                        self.session.opts.step_timeout.as_millis()
-                    ),
-                ));
-            }
-            self.session.pump(deadline).await;
-        }
+        let bound = self.session.opts.step_timeout;
+        let sent = &self.sent;
+        let seen = self
+            .session
+            .wait_until(Instant::now() + bound, async |session| {
+                if let Some(r) = answer(sent, session, a) {
+                    return Some(Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short or the server has no delay arguments", a.0, a.1, summarize(&r)))));
+                }
+                let why = match session.opts.target.transport() {
+                    Transport::Stdio => session.closed(s.gen),
+                    Transport::Http => session.failure_for(s.gen, &s.id),
+                };
+                why.map(|w| Ok(Done::observed(w)))
+            })
+            .await;
+        seen.unwrap_or_else(|| {
+            Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!("call {} attempt {}: the connection did not break within {} ms", a.0, a.1, bound.as_millis()),
+            ))
+        })
     }
 
-    async fn stream_break(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn stream_break(&mut self, a: AttemptId) -> Result<Done, Stop> {
         self.attempt(a)?;
         if self.session.opts.target.transport() != Transport::Http {
             return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
         }
         self.sent.get_mut(&a).expect("sent").stream_closed = true;
         self.deferred.push((a, Deferred::CloseStream));
-        Ok(("driven", Some("the client's response stream breaks; the server sees the connection close where the trace has it read the cancellation, or after the last step".into())))
+        Ok(Done::driven("the client's response stream breaks; the server sees the connection close where the trace has it read the cancellation, or after the last step"))
     }
 
-    async fn server_receive(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn server_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
         match self.session.opts.target.transport() {
             Transport::Stdio => {
@@ -553,125 +509,42 @@ impl<'t> Driver<'t> {
                         format!("call {} attempt {}: the server is gone before it could read the request", a.0, a.1),
                     ));
                 }
-                Ok(("delivered", Some("written to the live server's stdin; its commit or response confirms it".into())))
+                Ok(Done::delivered("written to the live server's stdin; its commit or response confirms it"))
             }
             Transport::Http => {
                 if s.stream_closed {
-                    return Ok((
-                        "delivered",
-                        Some("the server had accepted the request before its stream was closed".into()),
-                    ));
+                    return Ok(Done::delivered("the server had accepted the request before its stream was closed"));
                 }
                 self.await_headers(a, &s).await?;
-                Ok(("observed", Some("the server accepted the POST (response headers)".into())))
+                Ok(Done::observed("the server accepted the POST (response headers)"))
             }
         }
     }
 
-    async fn server_commit(&mut self, a: AttemptId, expected: u64) -> Result<(&'static str, Option<String>), Stop> {
+    async fn server_commit(&mut self, a: AttemptId, expected: u64) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
         let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
-        let deadline = Instant::now() + bound;
-        loop {
-            let reading = self
-                .session
-                .read_stable()
-                .await
-                .map_err(|e| stop(ReplayVerdict::Inconclusive, format!("call {} attempt {}: {e}", a.0, a.1)))?;
-            let n = self
-                .session
-                .opts
-                .observer
-                .effects(self.baseline, reading)
-                .map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
-            if n >= expected as i64 {
-                let note = if n > expected as i64 {
-                    format!("{n} effects observed, the trace has {expected} here")
-                } else {
-                    format!("{n} effect(s) observed")
-                };
-                return Ok(("observed", Some(note)));
-            }
-            if let Some(r) = self.response(a) {
-                // The answer came and a fresh reading still shows no effect for it.
-                let again = self.session.read_stable().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
-                if self
-                    .session
-                    .opts
-                    .observer
-                    .effects(self.baseline, again)
-                    .map_err(|e| stop(ReplayVerdict::Inconclusive, e))?
-                    < expected as i64
-                {
-                    return Err(stop(ReplayVerdict::NotReproduced, format!("call {} attempt {} was answered ({}) and the observer counts {n} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
-                }
-                continue;
-            }
-            if let Some(f) = self.session.failure_for(s.gen, &s.id).map(str::to_string) {
-                // A cancelled request may end without a response; only others have failed.
-                if !s.cancelled && !s.stream_closed {
-                    return Err(stop(
-                        ReplayVerdict::Diverged,
-                        format!("call {} attempt {}: the request failed before its effect was seen: {f}", a.0, a.1),
-                    ));
-                }
-            }
-            if let Some(why) = self.session.check_exit() {
-                // What it wrote last (a partial frame) is read after it is reaped: take it in.
-                self.session.await_closed(s.gen, Duration::from_secs(1)).await;
-                return Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!(
-                        "call {} attempt {}: the server exited before its effect was seen ({why}){}",
-                        a.0,
-                        a.1,
-                        self.session.breach_note()
-                    ),
-                ));
-            }
-            if let Some(c) = self.session.closed(s.gen).map(str::to_string) {
-                // stdio: no answer can come on a closed stdout, so waiting out the bound tells nothing more.
-                return Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!(
-                        "call {} attempt {}: {c} before its effect was seen{}",
-                        a.0,
-                        a.1,
-                        self.session.breach_note()
-                    ),
-                ));
-            }
-            if Instant::now() >= deadline {
-                let failed = match self.session.failure_for(s.gen, &s.id) {
-                    Some(f) => format!("; its request failed: {f}"),
-                    None if !s.stream_closed && self.session.has_headers(s.gen, &s.id) => {
-                        "; its response stream stayed open without a response".to_string()
-                    }
-                    None => String::new(),
-                };
-                let failed = match self.session.notifications() {
-                    0 => failed,
-                    n => format!("{failed}; the server sent {n} notification(s) meanwhile"),
-                };
-                let why = if s.cancelled {
-                    format!("; it was cancelled, and the server may have honoured that (the runner cannot tell a stopped call from a hung one){failed}")
-                } else {
-                    failed
-                };
-                let garbage = self.session.breach_note();
-                return Err(stop(ReplayVerdict::Inconclusive, format!("call {} attempt {}: no effect and no answer within {} ms ({n} of {expected} effects){why}{garbage}", a.0, a.1, bound.as_millis())));
-            }
-            self.session.pump(deadline).await;
+        let (sent, baseline) = (&self.sent, self.baseline);
+        let mut n = 0;
+        let seen = self
+            .session
+            .wait_until(Instant::now() + bound, async |session| {
+                commit_seen(session, sent, baseline, a, &s, expected, &mut n).await.transpose()
+            })
+            .await;
+        if let Some(done) = seen {
+            return done;
         }
+        Err(commit_timeout(&self.session, a, &s, bound, n, expected))
     }
 
-    async fn server_respond(&mut self, a: AttemptId) -> Result<(&'static str, Option<String>), Stop> {
+    async fn server_respond(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let resp = self.await_response(a).await?;
-        Ok(("observed", Some(summarize(&resp))))
+        Ok(Done::observed(summarize(&resp)))
     }
 
-    async fn server_crash(&mut self) -> Result<(&'static str, Option<String>), Stop> {
+    async fn server_crash(&mut self) -> Result<Done, Stop> {
         if !self.session.can_restart() {
             return Err(stop(
                 ReplayVerdict::Diverged,
@@ -682,10 +555,10 @@ impl<'t> Driver<'t> {
             self.pre_crash = Some(self.effects_now().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?);
         }
         self.session.kill().await.map_err(|e| stop(ReplayVerdict::Diverged, format!("ServerCrash: {e}")))?;
-        Ok(("driven", Some("SIGKILL to the server's process group; reaped".into())))
+        Ok(Done::driven("SIGKILL to the server's process group; reaped"))
     }
 
-    async fn server_restart(&mut self) -> Result<(&'static str, Option<String>), Stop> {
+    async fn server_restart(&mut self) -> Result<Done, Stop> {
         self.session
             .start()
             .await
@@ -699,17 +572,8 @@ impl<'t> Driver<'t> {
                 return Err(stop(ReplayVerdict::Inconclusive, format!("the observer lost state across the restart ({before} effects before, {after} after): it cannot see effects across a restart")));
             }
         }
-        Ok(("driven", Some("restarted and handshake answered".into())))
+        Ok(Done::driven("restarted and handshake answered"))
     }
-}
-
-/// The profile a trace was found under.
-pub fn trace_profile(trace: &TraceFile) -> Result<Profile, String> {
-    let origin = trace.meta.pointer("/profile/origin").and_then(Value::as_str).unwrap_or("");
-    let by_origin = origin.strip_prefix("builtin:").map(str::to_string).unwrap_or_else(|| origin.to_string());
-    Profile::load(&trace.config.profile)
-        .or_else(|_| Profile::load(&by_origin))
-        .map_err(|e| format!("cannot load the trace's profile `{}`: {e}", trace.config.profile))
 }
 
 /// Replay `trace` against the server in `options`, logging to `evidence`.

@@ -4,7 +4,7 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits), [`driver`] (one
-//! method per model action), [`probe`] (the catalogue of checks for one server), [`process`]
+//! method per model action) and [`step`] (how a step ends), [`probe`] (the catalogue of checks for one server), [`process`]
 //! (server processes and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client),
 //! [`observer`] (counting effects), [`pacing`] (which server steps to hold back), [`evidence`]
 //! (the log), [`sdk_fixtures`] (the SDK fixtures and the scenarios as ready-made replays).
@@ -19,6 +19,7 @@ pub mod process;
 pub mod run;
 pub mod sdk_fixtures;
 pub mod session;
+pub mod step;
 pub mod types;
 pub mod wire;
 

@@ -353,21 +353,20 @@ impl KeyProbe {
     async fn response(&mut self, id: &Value) -> Result<Value, String> {
         let deadline = Instant::now() + self.session.opts.step_timeout + self.session.opts.window * 2;
         let gen = self.session.generation();
-        loop {
-            if let Some(r) = self.session.responses_for(gen, id).first() {
-                return Ok(r.clone());
-            }
-            if let Some(f) = self.session.failure_for(gen, id) {
-                return Err(format!("request {id} failed: {f}"));
-            }
-            if let Some(c) = self.session.closed(gen) {
-                return Err(format!("request {id}: {c}"));
-            }
-            if Instant::now() >= deadline {
-                return Err(format!("no response to request {id} within the bound"));
-            }
-            self.session.pump(deadline).await;
-        }
+        let seen = self
+            .session
+            .wait_until(deadline, async |s| {
+                if let Some(r) = s.responses_for(gen, id).first() {
+                    return Some(Ok(r.clone()));
+                }
+                if let Some(f) = s.failure_for(gen, id) {
+                    return Some(Err(format!("request {id} failed: {f}")));
+                }
+                let c = s.closed(gen)?;
+                Some(Err(format!("request {id}: {c}")))
+            })
+            .await;
+        seen.unwrap_or_else(|| Err(format!("no response to request {id} within the bound")))
     }
 
     async fn call(&mut self, key: &str, args: Option<serde_json::Map<String, Value>>) -> Result<Value, String> {
@@ -376,9 +375,14 @@ impl KeyProbe {
     }
 
     async fn effects(&mut self) -> Result<i64, String> {
-        let r = self.session.read_stable().await?;
-        self.session.opts.observer.effects(self.baseline, r)
+        effects(&mut self.session, self.baseline).await
     }
+}
+
+/// Effects counted since `baseline`, from a settled reading.
+async fn effects(session: &mut Session, baseline: f64) -> Result<i64, String> {
+    let r = session.read_stable().await?;
+    session.opts.observer.effects(baseline, r)
 }
 
 fn is_rejection(resp: &Value) -> bool {
@@ -447,12 +451,15 @@ async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
     // and is still running, whatever order the server scheduled things in.
     let first = p.send(&key, Hold { before_commit: false, before_respond: true }, None).await?;
     let deadline = Instant::now() + p.session.opts.step_timeout;
-    while p.effects().await? < 1 {
-        if Instant::now() >= deadline {
-            return Err("the first call's effect was not seen within the bound".into());
-        }
-        p.session.pump(deadline).await;
-    }
+    let baseline = p.baseline;
+    let seen = p
+        .session
+        .wait_until(deadline, async |s| match effects(s, baseline).await {
+            Ok(n) if n < 1 => None,
+            r => Some(r),
+        })
+        .await;
+    seen.unwrap_or_else(|| Err("the first call's effect was not seen within the bound".into()))?;
     let second_id = p.send(&key, Hold::default(), None).await?;
     let second = p.response(&second_id).await?;
     let first_resp = p.response(&first).await?;

@@ -1,7 +1,7 @@
 //! The entry points: replay one trace (`mcp-once replay`), probe one server (`mcp-once probe`),
 //! and the runtimes they run on (interrupted by SIGINT or SIGTERM).
 
-use crate::replay::driver::{replay, trace_profile};
+use crate::replay::driver::replay;
 use crate::replay::evidence::Evidence;
 use crate::replay::probe;
 use crate::replay::process;
@@ -9,7 +9,7 @@ use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResu
 use anyhow::{anyhow, Result};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::Profile;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -109,4 +109,13 @@ pub fn run_probe(options: ReplayOptions, key_checks: bool) -> Result<Option<Vec<
         Some(Err(e)) => Err(anyhow!(e)),
         None => Ok(None),
     }
+}
+
+/// The profile a trace was found under.
+fn trace_profile(trace: &TraceFile) -> Result<Profile, String> {
+    let origin = trace.meta.pointer("/profile/origin").and_then(Value::as_str).unwrap_or("");
+    let by_origin = origin.strip_prefix("builtin:").map(str::to_string).unwrap_or_else(|| origin.to_string());
+    Profile::load(&trace.config.profile)
+        .or_else(|_| Profile::load(&by_origin))
+        .map_err(|e| format!("cannot load the trace's profile `{}`: {e}", trace.config.profile))
 }

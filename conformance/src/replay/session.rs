@@ -149,26 +149,30 @@ impl Session {
         let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
         let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
         let port = parsed.port_or_known_default().unwrap_or(80);
-        loop {
-            if let Some(why) = self.check_exit() {
-                return Err(format!("the launch command exited before the server listened ({why})"));
-            }
-            let attempt =
-                tokio::time::timeout(Duration::from_millis(200), tokio::net::TcpStream::connect((host.as_str(), port)))
-                    .await;
-            if let Ok(Ok(_)) = attempt {
-                self.evidence.record("process", json!({"event": "listening", "url": url}));
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(format!(
-                    "nothing listens on {host}:{port} within {} ms of the launch",
-                    self.opts.start_timeout.as_millis()
-                ));
-            }
-            // Nothing signals that a port opened; poll it with a bound.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        // Nothing signals that a port opened; poll it, one bounded connect per check.
+        let listening = self
+            .wait_until(deadline, async |s| {
+                if let Some(why) = s.check_exit() {
+                    return Some(Err(format!("the launch command exited before the server listened ({why})")));
+                }
+                let attempt = tokio::time::timeout(
+                    Duration::from_millis(200),
+                    tokio::net::TcpStream::connect((host.as_str(), port)),
+                )
+                .await;
+                if let Ok(Ok(_)) = attempt {
+                    s.evidence.record("process", json!({"event": "listening", "url": url}));
+                    return Some(Ok(()));
+                }
+                None
+            })
+            .await;
+        listening.unwrap_or_else(|| {
+            Err(format!(
+                "nothing listens on {host}:{port} within {} ms of the launch",
+                self.opts.start_timeout.as_millis()
+            ))
+        })
     }
 
     fn with_meta(&self, mut params: Value) -> Value {
@@ -261,28 +265,26 @@ impl Session {
             .map_err(|e| format!("{e:#}"))?;
         let key = (gen, id_key(&id));
         *self.requests.entry(key.clone()).or_default() += 1;
-        loop {
-            if let Some(resp) = self.responses.get(&key).and_then(|v| v.first()) {
-                return match (resp.get("result"), resp.get("error")) {
-                    (Some(r), _) => Ok(r.clone()),
-                    (_, Some(e)) => Err(format!("error {e}")),
-                    _ => Err(format!("malformed response {resp}")),
-                };
-            }
-            if let Some(f) = self.failures.get(&key) {
-                return Err(f.clone());
-            }
-            if let Some(c) = self.closed.get(&gen) {
-                return Err(self.with_garbage(c.clone()));
-            }
-            if let Some(why) = self.check_exit() {
-                return Err(self.with_garbage(format!("the server exited ({why})")));
-            }
-            if Instant::now() >= deadline {
-                return Err(self.with_garbage("no answer within the bound".into()));
-            }
-            self.pump(deadline).await;
-        }
+        let answer = self
+            .wait_until(deadline, async |s| {
+                if let Some(resp) = s.responses.get(&key).and_then(|v| v.first()) {
+                    return Some(match (resp.get("result"), resp.get("error")) {
+                        (Some(r), _) => Ok(r.clone()),
+                        (_, Some(e)) => Err(format!("error {e}")),
+                        _ => Err(format!("malformed response {resp}")),
+                    });
+                }
+                if let Some(f) = s.failures.get(&key) {
+                    return Some(Err(f.clone()));
+                }
+                if let Some(c) = s.closed.get(&gen) {
+                    return Some(Err(s.with_garbage(c.clone())));
+                }
+                let why = s.check_exit()?;
+                Some(Err(s.with_garbage(format!("the server exited ({why})"))))
+            })
+            .await;
+        answer.unwrap_or_else(|| Err(self.with_garbage("no answer within the bound".into())))
     }
 
     fn with_garbage(&self, reason: String) -> String {
@@ -300,10 +302,7 @@ impl Session {
         if self.opts.target.transport() != Transport::Stdio {
             return;
         }
-        let deadline = Instant::now() + bound;
-        while self.closed(gen).is_none() && Instant::now() < deadline {
-            self.pump(deadline).await;
-        }
+        self.wait_until(Instant::now() + bound, async |s| s.closed(gen).map(drop)).await;
     }
 
     /// Take in every event already waiting, without waiting for more.
@@ -326,8 +325,28 @@ impl Session {
         Some(why)
     }
 
+    /// Wait until `check` has an answer, taking in what the server sends between checks; `None`
+    /// if `deadline` passes first. `check` runs at once, then after each event, and at least
+    /// every poll tick (observers that cannot signal are read again then). Every awaited step
+    /// of the runner is one call of this.
+    pub async fn wait_until<T>(
+        &mut self,
+        deadline: Instant,
+        mut check: impl AsyncFnMut(&mut Session) -> Option<T>,
+    ) -> Option<T> {
+        loop {
+            if let Some(done) = check(self).await {
+                return Some(done);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            self.pump(deadline).await;
+        }
+    }
+
     /// Wait for one event (or until `deadline`, or one poll tick) and take it in.
-    pub async fn pump(&mut self, deadline: Instant) {
+    async fn pump(&mut self, deadline: Instant) {
         let until = deadline.min(Instant::now() + tick(&self.opts));
         if let Ok(Some(ev)) = tokio::time::timeout_at(until, self.rx.recv()).await {
             self.take(ev).await;

@@ -210,6 +210,41 @@ impl fmt::Display for ReplayVerdict {
     }
 }
 
+/// How a trace step was realised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// The runner did it (a client, transport or environment step).
+    Driven,
+    /// The runner saw the server do it (a response frame, the observer's count, a process exit).
+    Observed,
+    /// Written to the server; its commit or response confirms it later.
+    Delivered,
+    /// Internal to the server, with nothing to see at the time (a key stored).
+    Unobserved,
+    /// It could not be realised (the note says why).
+    Failed,
+}
+
+impl StepStatus {
+    /// The status's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Driven => "driven",
+            StepStatus::Observed => "observed",
+            StepStatus::Delivered => "delivered",
+            StepStatus::Unobserved => "unobserved",
+            StepStatus::Failed => "failed",
+        }
+    }
+}
+
+impl fmt::Display for StepStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// How one trace step went.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepRecord {
@@ -217,8 +252,8 @@ pub struct StepRecord {
     pub step: usize,
     /// The action.
     pub action: String,
-    /// `driven`, `observed`, `delivered` (written to the server; confirmed later), or `failed`.
-    pub status: String,
+    /// How it was realised.
+    pub status: StepStatus,
     /// Milliseconds since the run started, when the step was done or seen.
     pub t_ms: f64,
     /// What the runner saw or did.
