@@ -126,8 +126,8 @@ fn soak(runs: usize) {
         assert_eq!(result.verdict, ReplayVerdict::Confirmed, "run {i}: {}", result.to_text());
         assert_eq!(result.observed_effects, Some(2), "run {i}");
         walls.push(result.wall_ms);
-        for r in evidence.records().iter().filter(|r| r["kind"] == "process" && r["event"] == "start") {
-            let pgid = r["pid"].as_i64().expect("pid") as i32;
+        for pid in evidence.records().iter().filter_map(|r| r.started_pid()) {
+            let pgid = pid as i32;
             assert!(
                 nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(),
                 "run {i}: process group {pgid} outlived its replay"

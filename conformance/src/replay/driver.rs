@@ -3,7 +3,7 @@
 //! performed; server steps are awaited with a bound and observed (a response frame, the
 //! observer's count, a process exit), never assumed.
 
-use crate::replay::evidence::Evidence;
+use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
 use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Done, Sent, Stop};
@@ -133,10 +133,11 @@ impl<'t> Driver<'t> {
                 }
             }
         }
-        self.session.evidence.record(
-            "verdict",
-            json!({"verdict": verdict, "reason": reason, "expected_effects": expected, "observed_effects": observed}),
-        );
+        self.session.evidence.record(Event::Verdict {
+            verdict,
+            reason: reason.clone(),
+            effects: Some(VerdictEffects { expected_effects: expected, observed_effects: observed }),
+        });
         ReplayResult {
             verdict,
             property: self.trace.property.clone(),
@@ -179,7 +180,7 @@ impl<'t> Driver<'t> {
             self.session.read_stable().await.map_err(|e| {
                 stop(ReplayVerdict::Inconclusive, format!("the observer could not take a baseline: {e}"))
             })?;
-        self.session.evidence.record("baseline", json!({"reading": self.baseline}));
+        self.session.evidence.record(Event::Baseline { reading: self.baseline });
         let needs_hold = self.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
             self.note("the trace needs server steps held back, and the tool has no delay arguments: the replay can only take the server's own timing".into());
@@ -189,7 +190,7 @@ impl<'t> Driver<'t> {
             let state = &self.trace.states[i + 1];
             self.session
                 .evidence
-                .record("step", json!({"step": i + 1, "action": action.to_string(), "phase": "begin"}));
+                .record(Event::Step(evidence::Step::Begin { step: i + 1, action: action.to_string() }));
             let done = self.step(action, state).await?;
             let rec = StepRecord {
                 step: i + 1,
@@ -198,7 +199,12 @@ impl<'t> Driver<'t> {
                 t_ms: self.session.evidence.elapsed_ms(),
                 note: Some(done.note),
             };
-            self.session.evidence.record("step", json!({"step": rec.step, "action": rec.action, "phase": "done", "status": rec.status, "note": rec.note}));
+            self.session.evidence.record(Event::Step(evidence::Step::Done {
+                step: rec.step,
+                action: rec.action.clone(),
+                status: rec.status,
+                note: rec.note.clone(),
+            }));
             self.steps.push(rec);
         }
         if !self.deferred.is_empty() {

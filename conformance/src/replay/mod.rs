@@ -26,5 +26,6 @@ pub mod wire;
 pub use driver::replay;
 pub use run::{block_on, block_on_interruptible, interrupted, load_trace, run_probe, run_replay};
 pub use types::{
-    revision_for, write_result, KeyAt, ReplayOptions, ReplayResult, ReplayVerdict, Revision, StepRecord, Target,
+    read_result, revision_for, write_result, KeyAt, ReplayOptions, ReplayResult, ReplayVerdict, Revision, StepRecord,
+    Target,
 };

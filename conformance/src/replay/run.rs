@@ -2,14 +2,14 @@
 //! and the runtimes they run on (interrupted by SIGINT or SIGTERM).
 
 use crate::replay::driver::replay;
-use crate::replay::evidence::Evidence;
+use crate::replay::evidence::{Event, Evidence};
 use crate::replay::probe;
 use crate::replay::process;
 use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
 use anyhow::{anyhow, Result};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::Profile;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ pub fn interrupted(
     evidence: &Evidence,
     why: &str,
 ) -> ReplayResult {
-    evidence.record("verdict", json!({"verdict": "interrupted", "reason": why}));
+    evidence.record(Event::Verdict { verdict: ReplayVerdict::Interrupted, reason: why.into(), effects: None });
     ReplayResult {
         verdict: ReplayVerdict::Interrupted,
         property: property.into(),

@@ -2,7 +2,7 @@
 //! grouped by request, the observer) and one bounded wait, [`Session::wait_until`], that every
 //! awaited step goes through.
 
-use crate::replay::evidence::Evidence;
+use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::frame::{LineSplitter, Piece};
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
@@ -141,7 +141,7 @@ impl Session {
 
     fn spawn(&mut self, spec: &LaunchSpec) -> Result<(ServerProcess, Pipes), String> {
         let (p, pipes) = ServerProcess::spawn(spec).map_err(|e| format!("{e:#}"))?;
-        self.evidence.record("process", json!({"event": "start", "pid": p.pid(), "argv": spec.argv}));
+        self.evidence.record(Event::Process(Process::Start { pid: p.pid(), argv: spec.argv.clone() }));
         Ok((p, pipes))
     }
 
@@ -161,7 +161,7 @@ impl Session {
                 )
                 .await;
                 if let Ok(Ok(_)) = attempt {
-                    s.evidence.record("process", json!({"event": "listening", "url": url}));
+                    s.evidence.record(Event::Process(Process::Listening { url: url.into() }));
                     return Some(Ok(()));
                 }
                 None
@@ -320,7 +320,7 @@ impl Session {
         let status = self.server.as_mut()?.try_exit()?;
         let why = format!("{status}");
         self.evidence
-            .record("process", json!({"event": "exit", "pid": self.server.as_ref().map(|s| s.pid()), "status": why}));
+            .record(Event::Process(Process::Exit { pid: self.server.as_ref().map(|s| s.pid()), status: why.clone() }));
         self.exited = Some(why.clone());
         Some(why)
     }
@@ -439,7 +439,7 @@ impl Session {
                 // Log a reading when it changes, not every poll.
                 if self.last_logged != Some(now) {
                     self.last_logged = Some(now);
-                    self.evidence.record("observe", json!({"reading": now, "reads": seen.len() + 1}));
+                    self.evidence.record(Event::Observe { reading: now, reads: seen.len() + 1 });
                 }
                 return Ok(now);
             }
@@ -464,10 +464,11 @@ impl Session {
             self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
         let status = server.kill(Duration::from_secs(5)).await.map_err(|e| format!("{e:#}"))?;
-        self.evidence.record(
-            "process",
-            json!({"event": "killed", "signal": "SIGKILL", "pid": pid, "status": format!("{status}")}),
-        );
+        self.evidence.record(Event::Process(Process::Killed {
+            signal: "SIGKILL".into(),
+            pid,
+            status: format!("{status}"),
+        }));
         self.exited = Some(format!("killed by the runner ({status})"));
         self.server_stdin = None;
         Ok(())
@@ -482,15 +483,12 @@ impl Session {
         if let Some(mut server) = self.server.take() {
             let pid = server.pid();
             let grace_ms = self.opts.stop_grace.as_millis() as u64;
-            self.evidence
-                .record("process", json!({"event": "stop", "pid": pid, "signal": "SIGTERM", "grace_ms": grace_ms}));
+            self.evidence.record(Event::Process(Process::Stop { pid, signal: "SIGTERM".into(), grace_ms }));
             match server.stop(self.opts.stop_grace).await {
-                Ok(status) => self
-                    .evidence
-                    .record("process", json!({"event": "stopped", "pid": pid, "status": format!("{status}")})),
-                Err(e) => self
-                    .evidence
-                    .record("process", json!({"event": "stop-failed", "pid": pid, "error": format!("{e:#}")})),
+                Ok(status) => {
+                    self.evidence.record(Event::Process(Process::Stopped { pid, status: format!("{status}") }))
+                }
+                Err(e) => self.evidence.record(Event::Process(Process::StopFailed { pid, error: format!("{e:#}") })),
             }
         }
         // stdio: read what the server wrote before it stopped to the end (bounded), so that a
@@ -578,7 +576,10 @@ async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static 
             if let Piece::Line(line) = piece {
                 if logged < 200 {
                     logged += 1;
-                    evidence.record("output", json!({"channel": channel, "line": String::from_utf8_lossy(&line)}));
+                    evidence.record(Event::Output {
+                        channel: channel.into(),
+                        line: String::from_utf8_lossy(&line).into_owned(),
+                    });
                 }
             }
         }

@@ -4,7 +4,7 @@
 use crate::replay::observer;
 use crate::replay::process::{split_command, LaunchSpec};
 use anyhow::{anyhow, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
@@ -104,7 +104,7 @@ impl std::str::FromStr for KeyAt {
 }
 
 /// The wire protocol revision the runner speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Revision {
     /// `2025-11-25`: `initialize` handshake, HTTP sessions.
     #[serde(rename = "2025-11-25")]
@@ -166,7 +166,7 @@ pub struct ReplayOptions {
 }
 
 /// A replay's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReplayVerdict {
     /// The steps were realised and the server produced the model's effects: the property is
@@ -211,7 +211,7 @@ impl fmt::Display for ReplayVerdict {
 }
 
 /// How a trace step was realised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     /// The runner did it (a client, transport or environment step).
@@ -246,7 +246,7 @@ impl fmt::Display for StepStatus {
 }
 
 /// How one trace step went.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
     /// 1-based step number in the trace.
     pub step: usize,
@@ -257,12 +257,12 @@ pub struct StepRecord {
     /// Milliseconds since the run started, when the step was done or seen.
     pub t_ms: f64,
     /// What the runner saw or did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 /// The result of a replay.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplayResult {
     /// The verdict.
     pub verdict: ReplayVerdict,
@@ -273,7 +273,7 @@ pub struct ReplayResult {
     /// Effects the observer counted when the last step was done (None if it could not tell).
     pub observed_effects: Option<i64>,
     /// Effects counted after the server was stopped, if that differs (held attempts finishing).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled_effects: Option<i64>,
     /// One line: why this verdict.
     pub reason: String,
@@ -340,9 +340,20 @@ impl ReplayResult {
 pub fn write_result(result: &ReplayResult) -> Result<()> {
     if let Some(log) = &result.evidence {
         let dir = log.parent().ok_or_else(|| anyhow!("evidence path has no folder"))?;
-        std::fs::write(dir.join("result.json"), serde_json::to_string_pretty(&result.to_json())? + "\n")?;
+        std::fs::write(dir.join(RESULT_FILE), serde_json::to_string_pretty(&result.to_json())? + "\n")?;
     }
     Ok(())
+}
+
+/// Name of the result file inside the evidence folder.
+pub const RESULT_FILE: &str = "result.json";
+
+/// Read `dir/result.json` as `mcp-once replay --evidence DIR` writes it.
+pub fn read_result(dir: &std::path::Path) -> Result<ReplayResult> {
+    use anyhow::Context;
+    let path = dir.join(RESULT_FILE);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a replay result", path.display()))
 }
 
 /// The wire revision for a profile, unless the options name one.
