@@ -1,6 +1,7 @@
 //! The entry points: replay one trace (`mcp-once replay`), probe one server (`mcp-once probe`),
 //! and the runtimes they run on (interrupted by SIGINT or SIGTERM).
 
+use crate::replay::checks::CheckRecord;
 use crate::replay::driver::replay;
 use crate::replay::evidence::{Event, Evidence};
 use crate::replay::probe;
@@ -103,7 +104,7 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
 
 /// `mcp-once probe`: run the catalogue (and the key checks when `key_checks` is set); an
 /// interrupted run returns `None` after killing every server process group.
-pub fn run_probe(options: ReplayOptions, key_checks: bool) -> Result<Option<Vec<probe::CheckRecord>>> {
+pub fn run_probe(options: ReplayOptions, key_checks: bool) -> Result<Option<Vec<CheckRecord>>> {
     match block_on_interruptible(probe::probe(options, key_checks))? {
         Some(Ok(checks)) => Ok(Some(checks)),
         Some(Err(e)) => Err(anyhow!(e)),
