@@ -5,7 +5,7 @@
 use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
-use mcp_once_conformance::replay::{observer::Observer, KeyPlacement, ReplayOptions, Revision, Target};
+use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -124,8 +124,8 @@ pub struct TargetArgs {
     args: String,
     /// Where an idempotency key goes: params (params.idempotencyKey), meta:NAME or arg:NAME
     /// (replay default: params; probe: given = also run the SEP-3182 key checks).
-    #[arg(long, value_parser = parse::<KeyPlacement>)]
-    pub key_at: Option<KeyPlacement>,
+    #[arg(long, value_parser = parse::<KeyAt>)]
+    pub key_at: Option<KeyAt>,
     /// How effects are counted: ledger:PATH, cmd:"CMD" (prints a number) or
     /// tool:NAME[:/json/pointer|:re:REGEX] (a tool on the server; default pointer /count).
     #[arg(long, value_name = "OBSERVER")]
@@ -193,7 +193,7 @@ impl TargetArgs {
             target,
             tool: self.tool.clone(),
             args,
-            key_at: self.key_at.clone().unwrap_or(KeyPlacement::Params),
+            key_at: self.key_at.clone().unwrap_or(KeyAt::Params),
             observer,
             revision: self.revision,
             step_timeout: Duration::from_millis(self.step_timeout_ms),

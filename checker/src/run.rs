@@ -250,8 +250,15 @@ pub fn run_cells(
                                 *error.lock().unwrap() = Some(e);
                             }
                             let verify_seconds = verify_started.elapsed().as_secs_f64();
-                            let mut checked =
-                                Checked { model, results, worst, stats, files: TraceFiles::default(), shared, verify_seconds };
+                            let mut checked = Checked {
+                                model,
+                                results,
+                                worst,
+                                stats,
+                                files: TraceFiles::default(),
+                                shared,
+                                verify_seconds,
+                            };
                             if let Some(dir) = out {
                                 if let Err(e) = write_traces(&mut checked, dir) {
                                     *error.lock().unwrap() = Some(e);

@@ -8,8 +8,9 @@
 //! fails the tests, it is never skipped.
 
 use mcp_once_conformance::replay::evidence::Evidence;
-use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk, SCENARIOS};
-use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, Verdict};
+use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk};
+use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, ReplayVerdict as Verdict};
+use mcp_once_model::catalogue::RETRY_SCENARIOS;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::{json, Value};
@@ -70,16 +71,16 @@ fn assert_verdict(result: &ReplayResult, verdict: Verdict, effects: i64, what: &
 /// behaviour; the others with the traces for a server that ignores it.
 fn four_scenarios(sdk: Sdk) {
     for transport in [Transport::Stdio, Transport::Http] {
-        for scenario in &SCENARIOS {
+        for scenario in &RETRY_SCENARIOS {
             let (trace, profile) = scenario_trace(scenario, sdk, transport).expect("a model trace");
             let label = format!("{} {} {}", sdk.as_str(), transport.as_str(), scenario.name);
             let dir = scratch(&label.replace(' ', "-"));
             let result = run(&trace, profile, options(sdk, transport, &dir, &[]), &label);
-            assert_verdict(&result, Verdict::Confirmed, scenario.effects, &label);
-            assert_eq!(result.expected_effects, scenario.effects as u64, "{label}");
+            assert_verdict(&result, Verdict::Confirmed, i64::from(scenario.effects), &label);
+            assert_eq!(result.expected_effects, u64::from(scenario.effects), "{label}");
             // The ledger itself agrees with the observer.
             let ledger = std::fs::read_to_string(dir.join("ledger.jsonl")).expect("ledger");
-            assert_eq!(ledger.lines().count() as i64, scenario.effects, "{label}: ledger lines");
+            assert_eq!(ledger.lines().count() as i64, i64::from(scenario.effects), "{label}: ledger lines");
         }
     }
 }

@@ -9,7 +9,7 @@
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::observer::Observer;
 use mcp_once_conformance::replay::process::LaunchSpec;
-use mcp_once_conformance::replay::{replay, KeyPlacement, ReplayOptions, Revision, Target, Verdict};
+use mcp_once_conformance::replay::{replay, KeyAt, ReplayOptions, ReplayVerdict, Revision, Target};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
 use mcp_once_model::{
@@ -111,7 +111,7 @@ fn soak(runs: usize) {
             }),
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("object"),
-            key_at: KeyPlacement::Params,
+            key_at: KeyAt::Params,
             observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).expect("observer"),
             revision: Some(Revision::R2025_11_25),
             step_timeout: Duration::from_secs(10),
@@ -123,11 +123,11 @@ fn soak(runs: usize) {
         };
         let evidence = Evidence::new(None).expect("evidence");
         let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));
-        assert_eq!(result.verdict, Verdict::Confirmed, "run {i}: {}", result.to_text());
+        assert_eq!(result.verdict, ReplayVerdict::Confirmed, "run {i}: {}", result.to_text());
         assert_eq!(result.observed_effects, Some(2), "run {i}");
         walls.push(result.wall_ms);
-        for r in evidence.records().iter().filter(|r| r["kind"] == "process" && r["event"] == "start") {
-            let pgid = r["pid"].as_i64().expect("pid") as i32;
+        for pid in evidence.records().iter().filter_map(|r| r.started_pid()) {
+            let pgid = pid as i32;
             assert!(
                 nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(),
                 "run {i}: process group {pgid} outlived its replay"

@@ -1,12 +1,154 @@
-//! The built-in configurations: the four scenarios observed on real SDKs, and the default
+//! The built-in configurations: one catalogue of the retry scenarios observed on real SDKs
+//! (used by the model's tests, the replay fixtures, the probe and the benchmark), and the default
 //! matrix (every profile x transport x client policy x server implementation).
 
 use crate::config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
+use crate::property::PropertyKind;
+use crate::search::{check_property, worst_case};
+use crate::trace::{TraceFile, TraceKind};
+
+/// A retry scenario: one logical call, the client's retry behaviour and the faults around it,
+/// with what the probe calls its check and the effects its trace takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Short name (`timeout-cancel-retry`).
+    pub name: &'static str,
+    /// The probe's check id (`mcp-once-retry-after-timeout`).
+    pub check_id: &'static str,
+    /// The probe's check name.
+    pub title: &'static str,
+    /// What the probe checks.
+    pub description: &'static str,
+    /// The client's retry behaviour.
+    pub client: ClientPolicy,
+    /// Retries (or framework re-runs).
+    pub retries: u8,
+    /// Server crashes.
+    pub crashes: u8,
+    /// The idempotency key the client sends.
+    pub key: KeyLifetime,
+    /// Replay the shortest path to the worst case (the framework's three runs) instead of the
+    /// shortest at-most-once counterexample.
+    pub worst_case: bool,
+    /// Side effects of the one logical call in the scenario's trace (for the three retry
+    /// scenarios, the count measured on the official SDKs).
+    pub effects: u8,
+    /// The server behaviours the probe replays the scenario's traces for: each behaviour the
+    /// model knows for an unkeyed call; for a keyed one, the key stores that break it.
+    pub servers: &'static [ServerImpl],
+}
+
+/// Scenarios 1 and 3: the client times out, cancels, and retries once.
+pub const TIMEOUT_CANCEL_RETRY: Scenario = Scenario {
+    name: "timeout-cancel-retry",
+    check_id: "mcp-once-retry-after-timeout",
+    title: "Retry after a client timeout",
+    description: "A call the client timed out on (and cancelled) and then retried takes effect at most once",
+    client: ClientPolicy::RetryOnTimeout,
+    retries: 1,
+    crashes: 0,
+    key: KeyLifetime::None,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+};
+
+/// Scenario 2: the server is SIGKILLed after its effect, restarted, and the call retried.
+pub const KILL_RESTART_RETRY: Scenario = Scenario {
+    name: "kill-restart-retry",
+    check_id: "mcp-once-retry-after-restart",
+    title: "Retry after a server crash and restart",
+    description: "A call whose server was SIGKILLed after the effect, restarted, and retried takes effect at most once",
+    client: ClientPolicy::RetryOnDisconnect,
+    retries: 1,
+    crashes: 1,
+    key: KeyLifetime::None,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+};
+
+/// Scenario 4: an agent framework re-runs the failed step (three attempts, as LangGraph's
+/// default RetryPolicy), and the call with it.
+pub const FRAMEWORK_RERUN: Scenario = Scenario {
+    name: "framework-rerun",
+    check_id: "mcp-once-framework-rerun",
+    title: "Framework re-run of the step",
+    description: "A call whose agent-framework step is re-run on failure (three attempts, as LangGraph's default RetryPolicy) takes effect at most once",
+    client: ClientPolicy::FrameworkRetry,
+    retries: 2,
+    crashes: 0,
+    key: KeyLifetime::None,
+    worst_case: true,
+    effects: 3,
+    servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+};
+
+/// SEP-3182: the call carries one idempotency key, and is retried after SIGKILL and restart;
+/// replayed with the traces that break a volatile store and a store written after the effect
+/// (a durable, atomic store must not reproduce them).
+pub const KEYED_RETRY: Scenario = Scenario {
+    name: "keyed-kill-restart-retry",
+    check_id: "sep-3182-retry-with-key-after-restart",
+    title: "Keyed retry after a crash and restart",
+    description: "A call carrying an idempotency key, whose server was SIGKILLed after the effect, restarted, and retried with the same key, takes effect at most once",
+    client: ClientPolicy::RetryOnDisconnect,
+    retries: 1,
+    crashes: 1,
+    key: KeyLifetime::PerCall,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::KeyVolatile, ServerImpl::KeyAfterEffect],
+};
+
+/// The three retry scenarios of the problem statement (scenario 3 is scenario 1 over HTTP).
+pub const RETRY_SCENARIOS: [Scenario; 3] = [TIMEOUT_CANCEL_RETRY, KILL_RESTART_RETRY, FRAMEWORK_RERUN];
+
+impl Scenario {
+    /// One logical call with the scenario's retries and crashes.
+    pub fn bounds(&self) -> Bounds {
+        Bounds { calls: 1, retries: self.retries, crashes: self.crashes }
+    }
+
+    /// The model configuration of the scenario under `profile`, over `transport`, against a
+    /// server that behaves as `server`.
+    pub fn config(&self, profile: &str, transport: Transport, server: ServerImpl) -> Config {
+        Config { profile: profile.into(), transport, client: self.client, key: self.key, server, bounds: self.bounds() }
+    }
+
+    /// The trace the scenario is replayed with under `profile` (see [`replay_trace`]).
+    pub fn trace(
+        &self,
+        profile: &Profile,
+        transport: Transport,
+        server: ServerImpl,
+    ) -> Result<Option<TraceFile>, String> {
+        replay_trace(self.config(&profile.name, transport, server), profile, self.worst_case)
+    }
+}
+
+/// The model's trace for a one-call configuration, as a replay takes it: the shortest
+/// at-most-once counterexample, or (`worst`) the shortest path to the worst case; `None` when
+/// the model has no such trace, an error when the configuration does not apply.
+pub fn replay_trace(config: Config, profile: &Profile, worst: bool) -> Result<Option<TraceFile>, String> {
+    let model = McpModel::new(config, profile.clone())?;
+    let (kind, path) = if worst {
+        (TraceKind::WorstCase, worst_case(&model).trace)
+    } else {
+        (
+            TraceKind::Counterexample(PropertyKind::AtMostOnce),
+            check_property(&model, PropertyKind::AtMostOnce).counterexample,
+        )
+    };
+    let Some(path) = path else { return Ok(None) };
+    Ok(Some(TraceFile::from_counterexample(&model, kind, &path, false)))
+}
 
 /// A configuration observed to double-execute on the official SDKs, with the count seen.
 #[derive(Clone, Debug)]
-pub struct Scenario {
+pub struct Observed {
     /// Short name (`timeout-cancel-retry-stdio`).
     pub name: &'static str,
     /// What was observed.
@@ -17,63 +159,42 @@ pub struct Scenario {
     pub observed_effects: u8,
 }
 
-fn config(profile: &str, transport: Transport, client: ClientPolicy, server: ServerImpl, bounds: Bounds) -> Config {
-    Config { profile: profile.into(), transport, client, key: KeyLifetime::None, server, bounds }
-}
-
 /// The four scenarios of the project's problem statement, as model configurations.
-pub fn scenarios() -> Vec<Scenario> {
-    let one = |retries, crashes| Bounds { calls: 1, retries, crashes };
-    vec![
-        Scenario {
-            name: "timeout-cancel-retry-stdio",
-            summary: "stdio: client timeout, notifications/cancelled, then one retry",
-            config: config(
-                "mcp-2025-11-25",
-                Transport::Stdio,
-                ClientPolicy::RetryOnTimeout,
-                ServerImpl::Plain,
-                one(1, 0),
-            ),
-            observed_effects: 2,
-        },
-        Scenario {
-            name: "kill-restart-retry-stdio",
-            summary: "stdio: server SIGKILLed after its write, restarted, call retried (both requests carry id 1)",
-            config: config(
-                "mcp-2025-11-25",
-                Transport::Stdio,
-                ClientPolicy::RetryOnDisconnect,
-                ServerImpl::Plain,
-                one(1, 1),
-            ),
-            observed_effects: 2,
-        },
-        Scenario {
-            name: "timeout-cancel-retry-http",
-            summary: "Streamable HTTP: client timeout, cancellation, then one retry",
-            config: config(
-                "mcp-2025-11-25",
-                Transport::Http,
-                ClientPolicy::RetryOnTimeout,
-                ServerImpl::Plain,
-                one(1, 0),
-            ),
-            observed_effects: 2,
-        },
-        Scenario {
-            name: "framework-rerun",
-            summary: "a LangGraph node with its default RetryPolicy (3 attempts) re-runs the node, and the call",
-            config: config(
-                "mcp-2025-11-25",
-                Transport::Stdio,
-                ClientPolicy::FrameworkRetry,
-                ServerImpl::Plain,
-                one(2, 0),
-            ),
-            observed_effects: 3,
-        },
-    ]
+pub fn scenarios() -> Vec<Observed> {
+    let seen = [
+        (
+            "timeout-cancel-retry-stdio",
+            "stdio: client timeout, notifications/cancelled, then one retry",
+            TIMEOUT_CANCEL_RETRY,
+            Transport::Stdio,
+        ),
+        (
+            "kill-restart-retry-stdio",
+            "stdio: server SIGKILLed after its write, restarted, call retried (both requests carry id 1)",
+            KILL_RESTART_RETRY,
+            Transport::Stdio,
+        ),
+        (
+            "timeout-cancel-retry-http",
+            "Streamable HTTP: client timeout, cancellation, then one retry",
+            TIMEOUT_CANCEL_RETRY,
+            Transport::Http,
+        ),
+        (
+            "framework-rerun",
+            "a LangGraph node with its default RetryPolicy (3 attempts) re-runs the node, and the call",
+            FRAMEWORK_RERUN,
+            Transport::Stdio,
+        ),
+    ];
+    seen.into_iter()
+        .map(|(name, summary, s, transport)| Observed {
+            name,
+            summary,
+            config: s.config("mcp-2025-11-25", transport, ServerImpl::Plain),
+            observed_effects: s.effects,
+        })
+        .collect()
 }
 
 /// Bounds of the default matrix: two logical calls, one retry (two framework re-runs, so three

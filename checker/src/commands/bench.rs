@@ -62,11 +62,12 @@ pub enum BenchFormat {
     Json,
 }
 
-/// Replay the four scenarios (`sdk_fixtures::SCENARIOS` on stdio and HTTP) against the three
+/// Replay the four scenarios (`catalogue::RETRY_SCENARIOS` on stdio and HTTP) against the three
 /// SDK fixtures, one SDK per thread, scenarios in turn; servers start inside the measured time.
 fn run_replays() -> Result<ReplayRun> {
     use mcp_once_conformance::replay::evidence::Evidence;
-    use mcp_once_conformance::replay::sdk_fixtures::{scenario_trace, FixturePaths, Sdk, SCENARIOS};
+    use mcp_once_conformance::replay::sdk_fixtures::{scenario_trace, FixturePaths, Sdk};
+    use mcp_once_model::catalogue::RETRY_SCENARIOS;
     let exe = std::env::current_exe()?;
     let paths = FixturePaths {
         fixtures_dir: PathBuf::from("conformance/fixtures"),
@@ -90,7 +91,7 @@ fn run_replays() -> Result<ReplayRun> {
                 scope.spawn(move || -> Result<Vec<ReplayTime>> {
                     let mut out = Vec::new();
                     for transport in [Transport::Stdio, Transport::Http] {
-                        for sc in &SCENARIOS {
+                        for sc in &RETRY_SCENARIOS {
                             let (trace, profile) =
                                 scenario_trace(sc, sdk, transport).map_err(|e| anyhow::anyhow!(e))?;
                             let dir = scratch.join(format!("{}-{}-{}", sdk.as_str(), transport.as_str(), sc.name));

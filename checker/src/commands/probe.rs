@@ -25,8 +25,8 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     match a.format {
-        OutFormat::Text => print!("{}", replay::probe::to_text(&checks)),
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&replay::probe::to_json(&checks))?),
+        OutFormat::Text => print!("{}", replay::checks::to_text(&checks)),
+        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&replay::checks::to_json(&checks))?),
     }
-    Ok(ExitCode::from(replay::probe::exit_code(&checks)))
+    Ok(ExitCode::from(replay::checks::exit_code(&checks)))
 }

@@ -84,7 +84,7 @@ impl Observer {
                 };
                 Source::Ledger { path: PathBuf::from(rest), filter }
             }
-            "cmd" => Source::Command { argv: super::process::split_command("--observe cmd:", rest)? },
+            "cmd" => Source::Command { argv: crate::replay::process::split_command("--observe cmd:", rest)? },
             "tool" => {
                 let (name, selector) = match rest.split_once(':') {
                     Some((n, s)) => (n, s),

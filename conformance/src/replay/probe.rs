@@ -3,197 +3,45 @@
 //! restart, a framework re-run), under each server behaviour the model knows (cancellation
 //! ignored or honoured), and, when a key placement is given, checks the SEP-3182 semantics
 //! directly. Results are records shaped like the official MCP conformance suite's checks
-//! (`id`, `name`, `description`, `status`, `timestamp`, `specReferences`, `details`,
-//! `errorMessage`), so they can sit beside its `checks.json`.
+//! (see [`crate::replay::checks`]).
 
-use super::driver::Session;
-use super::evidence::Evidence;
-use super::pacing::Hold;
-use super::{revision_for, ReplayOptions, ReplayResult, Revision, Verdict};
-use mcp_once_model::search::{check_property, worst_case};
-use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
-use serde::Serialize;
+use crate::replay::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
+use crate::replay::driver::replay;
+use crate::replay::evidence::Evidence;
+use crate::replay::pacing::Hold;
+use crate::replay::session::Session;
+use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
+use mcp_once_model::catalogue::{Scenario, KEYED_RETRY, RETRY_SCENARIOS};
+use mcp_once_model::rules;
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{McpModel, Profile, Transport};
 use serde_json::{json, Value};
 use std::time::SystemTime;
 use tokio::time::Instant;
 
-/// A check's status, as the conformance suite spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Status {
-    /// The server behaved as required.
-    #[serde(rename = "SUCCESS")]
-    Success,
-    /// It did not.
-    #[serde(rename = "FAILURE")]
-    Failure,
-    /// The runner could not establish an outcome ("Not testable: …", `details.untestable`).
-    #[serde(rename = "WARNING")]
-    Warning,
-}
-
-/// A spec clause a check rests on.
-#[derive(Clone, Debug, Serialize)]
-pub struct SpecReference {
-    /// Revision, file and section.
-    pub id: String,
-    /// Where to read it.
-    pub url: String,
-}
-
-/// One check result.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckRecord {
-    /// Stable id (`mcp-once-retry-after-timeout`, `sep-3182-completed-key-replay`, …).
-    pub id: String,
-    /// Short name.
-    pub name: String,
-    /// What is checked.
-    pub description: String,
-    /// Outcome.
-    pub status: Status,
-    /// When it finished (RFC 3339).
-    pub timestamp: String,
-    /// The clauses it rests on.
-    pub spec_references: Vec<SpecReference>,
-    /// Verdicts, counts, evidence paths.
-    pub details: Value,
-    /// Why it failed or could not be tested.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
-}
-
-fn now_rfc3339() -> String {
-    let d = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (proleptic Gregorian).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
-}
-
-fn reference(c: &mcp_once_model::Citation) -> SpecReference {
-    let url = match c.path.strip_prefix("docs/specification/") {
-        Some(rest) => format!(
-            "https://modelcontextprotocol.io/specification/{}",
-            rest.trim_end_matches(".mdx").trim_end_matches("/index")
-        ),
-        None => format!("https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/{}", c.path),
-    };
-    SpecReference { id: format!("{} {} § {}", c.revision, c.path, c.section), url }
-}
-
-/// One scenario of the catalogue: a client policy and the property its trace shows.
-struct Scenario {
-    id: &'static str,
-    name: &'static str,
-    description: &'static str,
-    client: ClientPolicy,
-    crashes: u8,
-    retries: u8,
-    worst_case: bool,
-    /// Keyed (SEP-3182) scenario: the traces of these weaker key stores, with a key per call.
-    key_servers: &'static [ServerImpl],
-}
-
-const SCENARIOS: &[Scenario] = &[
-    Scenario {
-        id: "mcp-once-retry-after-timeout",
-        name: "Retry after a client timeout",
-        description: "A call the client timed out on (and cancelled) and then retried takes effect at most once",
-        client: ClientPolicy::RetryOnTimeout,
-        crashes: 0,
-        retries: 1,
-        worst_case: false,
-        key_servers: &[],
-    },
-    Scenario {
-        id: "mcp-once-retry-after-restart",
-        name: "Retry after a server crash and restart",
-        description: "A call whose server was SIGKILLed after the effect, restarted, and retried takes effect at most once",
-        client: ClientPolicy::RetryOnDisconnect,
-        crashes: 1,
-        retries: 1,
-        worst_case: false,
-        key_servers: &[],
-    },
-    Scenario {
-        id: "mcp-once-framework-rerun",
-        name: "Framework re-run of the step",
-        description: "A call whose agent-framework step is re-run on failure (three attempts, as LangGraph's default RetryPolicy) takes effect at most once",
-        client: ClientPolicy::FrameworkRetry,
-        crashes: 0,
-        retries: 2,
-        worst_case: true,
-        key_servers: &[],
-    },
-];
-
-/// With a key placement: the same call with one idempotency key per logical call, retried after
-/// SIGKILL and restart, replayed with the traces that break a volatile store and a store
-/// written after the effect (a durable, atomic store must not reproduce them).
-const KEYED_SCENARIO: Scenario = Scenario {
-    id: "sep-3182-retry-with-key-after-restart",
-    name: "Keyed retry after a crash and restart",
-    description: "A call carrying an idempotency key, whose server was SIGKILLed after the effect, restarted, and retried with the same key, takes effect at most once",
-    client: ClientPolicy::RetryOnDisconnect,
-    crashes: 1,
-    retries: 1,
-    worst_case: false,
-    key_servers: &[ServerImpl::KeyVolatile, ServerImpl::KeyAfterEffect],
-};
-
-/// The traces of one scenario: one per server behaviour, identical action sequences merged.
+/// The traces of one scenario: one per server behaviour, identical action sequences merged; each
+/// with the citations of the rules behind its steps.
 fn scenario_traces(
     s: &Scenario,
     profile: &Profile,
-    transport: mcp_once_model::Transport,
-) -> Result<Vec<(String, TraceFile)>, String> {
-    let mut out: Vec<(String, TraceFile)> = Vec::new();
-    let (servers, key): (&[ServerImpl], KeyLifetime) = if s.key_servers.is_empty() {
-        (&[ServerImpl::Plain, ServerImpl::HonoursCancel], KeyLifetime::None)
-    } else {
-        (s.key_servers, KeyLifetime::PerCall)
-    };
-    for &server in servers {
-        let config = Config {
-            profile: profile.name.clone(),
-            transport,
-            client: s.client,
-            key,
-            server,
-            bounds: Bounds { calls: 1, retries: s.retries, crashes: s.crashes },
-        };
-        let model = McpModel::new(config, profile.clone())?;
-        let (kind, path) = if s.worst_case {
-            (TraceKind::WorstCase, worst_case(&model).trace)
-        } else {
-            (
-                TraceKind::Counterexample(PropertyKind::AtMostOnce),
-                check_property(&model, PropertyKind::AtMostOnce).counterexample,
-            )
-        };
-        let Some(path) = path else { continue };
-        let name = format!("{}__{}__{}", s.id, transport.as_str(), server.as_str());
-        let trace = TraceFile::from_counterexample(&model, kind, &path, false);
-        if !out.iter().any(|(_, t)| t.actions == trace.actions) {
-            out.push((name, trace));
+    transport: Transport,
+) -> Result<Vec<(String, TraceFile, Vec<SpecReference>)>, String> {
+    let mut out: Vec<(String, TraceFile, Vec<SpecReference>)> = Vec::new();
+    for &server in s.servers {
+        let Some(trace) = s.trace(profile, transport, server)? else { continue };
+        if out.iter().any(|(_, t, _)| t.actions == trace.actions) {
+            continue;
         }
+        let config = s.config(&profile.name, transport, server);
+        let model = McpModel::new(config, profile.clone())?;
+        let mut refs: Vec<SpecReference> = Vec::new();
+        for (_, _, c) in trace.actions.iter().flat_map(|a| rules::citations(&model, a)) {
+            let r = reference(c);
+            if !refs.iter().any(|x| x.id == r.id) {
+                refs.push(r);
+            }
+        }
+        out.push((format!("{}__{}__{}", s.check_id, transport.as_str(), server.as_str()), trace, refs));
     }
     Ok(out)
 }
@@ -211,19 +59,10 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
     match scenario_traces(s, profile, transport) {
         Err(e) => problem = Some(format!("the model gives no trace: {e}")),
         Ok(traces) => {
-            for (name, trace) in traces {
-                for rule in trace
-                    .states
-                    .iter()
-                    .filter_map(|st| st.pointer("/#meta/rules"))
-                    .filter_map(Value::as_array)
-                    .flatten()
-                {
-                    if let Ok(c) = serde_json::from_value::<mcp_once_model::Citation>(rule["cite"].clone()) {
-                        let r = reference(&c);
-                        if !refs.iter().any(|x| x.id == r.id) {
-                            refs.push(r);
-                        }
+            for (name, trace, trace_refs) in traces {
+                for r in trace_refs {
+                    if !refs.iter().any(|x| x.id == r.id) {
+                        refs.push(r);
                     }
                 }
                 let evidence = match evidence_for(options, &name) {
@@ -233,15 +72,16 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
                         break;
                     }
                 };
-                let result = super::replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
-                let _ = super::write_result(&result);
+                let result = replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
+                let _ = write_result(&result);
                 runs.push(result);
             }
         }
     }
-    let confirmed = runs.iter().find(|r| r.verdict == Verdict::Confirmed);
-    let untestable =
-        runs.iter().find(|r| matches!(r.verdict, Verdict::Diverged | Verdict::Inconclusive | Verdict::Interrupted));
+    let confirmed = runs.iter().find(|r| r.verdict == ReplayVerdict::Confirmed);
+    let untestable = runs.iter().find(|r| {
+        matches!(r.verdict, ReplayVerdict::Diverged | ReplayVerdict::Inconclusive | ReplayVerdict::Interrupted)
+    });
     let (status, error) = match (&problem, confirmed, untestable) {
         (Some(p), _, _) => (Status::Warning, Some(format!("Not testable: {p}"))),
         (None, Some(r), _) => (
@@ -262,8 +102,8 @@ async fn scenario_check(s: &Scenario, profile: &Profile, options: &ReplayOptions
         })).collect::<Vec<_>>(),
     });
     CheckRecord {
-        id: s.id.into(),
-        name: s.name.into(),
+        id: s.check_id.into(),
+        name: s.title.into(),
         description: s.description.into(),
         status,
         timestamp: now_rfc3339(),
@@ -350,21 +190,20 @@ impl KeyProbe {
     async fn response(&mut self, id: &Value) -> Result<Value, String> {
         let deadline = Instant::now() + self.session.opts.step_timeout + self.session.opts.window * 2;
         let gen = self.session.generation();
-        loop {
-            if let Some(r) = self.session.responses_for(gen, id).first() {
-                return Ok(r.clone());
-            }
-            if let Some(f) = self.session.failure_for(gen, id) {
-                return Err(format!("request {id} failed: {f}"));
-            }
-            if let Some(c) = self.session.closed(gen) {
-                return Err(format!("request {id}: {c}"));
-            }
-            if Instant::now() >= deadline {
-                return Err(format!("no response to request {id} within the bound"));
-            }
-            self.session.pump(deadline).await;
-        }
+        let seen = self
+            .session
+            .wait_until(deadline, async |s| {
+                if let Some(r) = s.responses_for(gen, id).first() {
+                    return Some(Ok(r.clone()));
+                }
+                if let Some(f) = s.failure_for(gen, id) {
+                    return Some(Err(format!("request {id} failed: {f}")));
+                }
+                let c = s.closed(gen)?;
+                Some(Err(format!("request {id}: {c}")))
+            })
+            .await;
+        seen.unwrap_or_else(|| Err(format!("no response to request {id} within the bound")))
     }
 
     async fn call(&mut self, key: &str, args: Option<serde_json::Map<String, Value>>) -> Result<Value, String> {
@@ -373,9 +212,14 @@ impl KeyProbe {
     }
 
     async fn effects(&mut self) -> Result<i64, String> {
-        let r = self.session.read_stable().await?;
-        self.session.opts.observer.effects(self.baseline, r)
+        effects(&mut self.session, self.baseline).await
     }
+}
+
+/// Effects counted since `baseline`, from a settled reading.
+async fn effects(session: &mut Session, baseline: f64) -> Result<i64, String> {
+    let r = session.read_stable().await?;
+    session.opts.observer.effects(baseline, r)
 }
 
 fn is_rejection(resp: &Value) -> bool {
@@ -444,12 +288,15 @@ async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
     // and is still running, whatever order the server scheduled things in.
     let first = p.send(&key, Hold { before_commit: false, before_respond: true }, None).await?;
     let deadline = Instant::now() + p.session.opts.step_timeout;
-    while p.effects().await? < 1 {
-        if Instant::now() >= deadline {
-            return Err("the first call's effect was not seen within the bound".into());
-        }
-        p.session.pump(deadline).await;
-    }
+    let baseline = p.baseline;
+    let seen = p
+        .session
+        .wait_until(deadline, async |s| match effects(s, baseline).await {
+            Ok(n) if n < 1 => None,
+            r => Some(r),
+        })
+        .await;
+    seen.unwrap_or_else(|| Err("the first call's effect was not seen within the bound".into()))?;
     let second_id = p.send(&key, Hold::default(), None).await?;
     let second = p.response(&second_id).await?;
     let first_resp = p.response(&first).await?;
@@ -604,58 +451,15 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool) -> Result<Vec<Ch
     let mut opts = options.clone();
     opts.revision = Some(revision_for(&options, &profile));
     let mut out = Vec::new();
-    for s in SCENARIOS {
+    for s in &RETRY_SCENARIOS {
         out.push(scenario_check(s, &profile, &opts).await);
     }
     if key_checks_on {
         let sep = Profile::load("sep-3182").map_err(|e| e.to_string())?;
-        out.push(scenario_check(&KEYED_SCENARIO, &sep, &opts).await);
+        out.push(scenario_check(&KEYED_RETRY, &sep, &opts).await);
         out.extend(key_checks(&opts, revision).await);
     }
     Ok(out)
-}
-
-/// The probe's exit code: 1 if a check failed, 2 if none failed and one could not be tested,
-/// 0 if all succeeded.
-pub fn exit_code(checks: &[CheckRecord]) -> u8 {
-    if checks.iter().any(|c| c.status == Status::Failure) {
-        1
-    } else if checks.iter().any(|c| c.status == Status::Warning) {
-        2
-    } else {
-        0
-    }
-}
-
-/// The conformance-suite-shaped JSON: `{"checks": [...]}`.
-pub fn to_json(checks: &[CheckRecord]) -> Value {
-    json!({"checks": checks})
-}
-
-/// One line per check, as the suite's console output: `timestamp [id] STATUS description`.
-pub fn to_text(checks: &[CheckRecord]) -> String {
-    let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
-    let mut s = String::new();
-    for c in checks {
-        let status = match c.status {
-            Status::Success => "SUCCESS",
-            Status::Failure => "FAILURE",
-            Status::Warning => "WARNING",
-        };
-        s.push_str(&format!("{} [{:<width$}] {:<7} {}\n", c.timestamp, c.id, status, c.description));
-        if let Some(e) = &c.error_message {
-            s.push_str(&format!("{:>24} {:<width$}  {e}\n", "", ""));
-        }
-    }
-    let count = |st: Status| checks.iter().filter(|c| c.status == st).count();
-    s.push_str(&format!(
-        "{} checks: {} success, {} failure, {} warning\n",
-        checks.len(),
-        count(Status::Success),
-        count(Status::Failure),
-        count(Status::Warning)
-    ));
-    s
 }
 
 #[cfg(test)]
@@ -663,33 +467,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn timestamps_are_rfc3339_utc() {
-        let t = now_rfc3339();
-        assert_eq!(t.len(), 24, "{t}");
-        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
-    }
-
-    #[test]
-    fn citations_become_spec_urls() {
-        let c = mcp_once_model::Citation {
-            revision: "2025-11-25".into(),
-            path: "docs/specification/2025-11-25/basic/lifecycle.mdx".into(),
-            section: "Timeouts".into(),
-            quote: String::new(),
-            note: None,
-        };
-        assert_eq!(reference(&c).url, "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle");
-    }
-
-    #[test]
     fn the_catalogue_has_a_trace_per_scenario_on_both_transports() {
         let profile = Profile::load("mcp-2025-11-25").unwrap();
         for t in [mcp_once_model::Transport::Stdio, mcp_once_model::Transport::Http] {
-            for s in SCENARIOS {
+            for s in &RETRY_SCENARIOS {
                 let traces = scenario_traces(s, &profile, t).unwrap();
-                assert!(!traces.is_empty(), "{} over {}", s.id, t.as_str());
+                assert!(!traces.is_empty(), "{} over {}", s.check_id, t.as_str());
+                assert!(traces.iter().all(|(_, _, refs)| !refs.is_empty()), "{} cites its rules", s.check_id);
             }
-            let keyed = scenario_traces(&KEYED_SCENARIO, &Profile::load("sep-3182").unwrap(), t).unwrap();
+            let keyed = scenario_traces(&KEYED_RETRY, &Profile::load("sep-3182").unwrap(), t).unwrap();
             assert!(!keyed.is_empty(), "keyed scenario over {}", t.as_str());
         }
     }

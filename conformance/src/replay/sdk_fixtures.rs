@@ -1,15 +1,13 @@
-//! The three official-SDK ledger fixtures and the four scenarios of the problem statement, as
-//! ready-made replays: which command starts each fixture, which model trace each scenario is,
+//! The three official-SDK ledger fixtures and the catalogue's retry scenarios as ready-made
+//! replays: which command starts each fixture, which model trace each scenario is for each SDK,
 //! and the options the runner uses. Shared by the replay tests and `mcp-once bench`.
 
-use super::observer::Observer;
-use super::process::LaunchSpec;
-use super::{KeyPlacement, ReplayOptions, Revision, Target};
-use mcp_once_model::search::{check_property, worst_case};
-use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{
-    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
-};
+use crate::replay::observer::Observer;
+use crate::replay::process::LaunchSpec;
+use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
+use mcp_once_model::catalogue::{replay_trace, Scenario};
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -115,7 +113,7 @@ impl FixturePaths {
             target,
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("an object"),
-            key_at: KeyPlacement::Params,
+            key_at: KeyAt::Params,
             observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
                 .map_err(|e| e.to_string())?,
             revision: Some(Revision::R2025_11_25),
@@ -129,51 +127,8 @@ impl FixturePaths {
     }
 }
 
-/// One scenario of the problem statement, as a model configuration.
-#[derive(Clone, Copy, Debug)]
-pub struct Scenario {
-    /// Short name.
-    pub name: &'static str,
-    /// The client's retry behaviour.
-    pub client: ClientPolicy,
-    /// Retries (or framework re-runs).
-    pub retries: u8,
-    /// Server crashes.
-    pub crashes: u8,
-    /// Replay the worst case (the framework's three runs) instead of the at-most-once trace.
-    pub worst_case: bool,
-    /// Side effects the SDKs were measured to produce.
-    pub effects: i64,
-}
-
-/// The four scenarios, each on both transports: a timeout, cancellation and retry (scenarios 1
-/// and 3), a SIGKILL, restart and retry (2), a framework re-run of the step (4).
-pub const SCENARIOS: [Scenario; 3] = [
-    Scenario {
-        name: "timeout-cancel-retry",
-        client: ClientPolicy::RetryOnTimeout,
-        retries: 1,
-        crashes: 0,
-        worst_case: false,
-        effects: 2,
-    },
-    Scenario {
-        name: "kill-restart-retry",
-        client: ClientPolicy::RetryOnDisconnect,
-        retries: 1,
-        crashes: 1,
-        worst_case: false,
-        effects: 2,
-    },
-    Scenario {
-        name: "framework-rerun",
-        client: ClientPolicy::FrameworkRetry,
-        retries: 2,
-        crashes: 0,
-        worst_case: true,
-        effects: 3,
-    },
-];
+/// Why a configuration has no trace to replay.
+const NO_TRACE: &str = "the model has no trace for this configuration";
 
 /// The model's trace for a one-call configuration: the shortest at-most-once counterexample,
 /// or (`worst`) the shortest path to the worst case.
@@ -197,29 +152,13 @@ pub fn model_trace(
         server,
         bounds: Bounds { calls: 1, retries, crashes },
     };
-    let model = McpModel::new(config, profile.clone())?;
-    let (kind, path) = if worst {
-        (TraceKind::WorstCase, worst_case(&model).trace)
-    } else {
-        (
-            TraceKind::Counterexample(PropertyKind::AtMostOnce),
-            check_property(&model, PropertyKind::AtMostOnce).counterexample,
-        )
-    };
-    let path = path.ok_or("the model has no trace for this configuration")?;
-    Ok((TraceFile::from_counterexample(&model, kind, &path, false), profile))
+    let trace = replay_trace(config, &profile, worst)?.ok_or(NO_TRACE)?;
+    Ok((trace, profile))
 }
 
 /// The trace of `scenario` for `sdk`'s server over `transport` (2025-11-25).
 pub fn scenario_trace(scenario: &Scenario, sdk: Sdk, transport: Transport) -> Result<(TraceFile, Profile), String> {
-    model_trace(
-        "mcp-2025-11-25",
-        transport,
-        scenario.client,
-        KeyLifetime::None,
-        sdk.server_impl(),
-        scenario.retries,
-        scenario.crashes,
-        scenario.worst_case,
-    )
+    let profile = Profile::load("mcp-2025-11-25").map_err(|e| e.to_string())?;
+    let trace = scenario.trace(&profile, transport, sdk.server_impl())?.ok_or(NO_TRACE)?;
+    Ok((trace, profile))
 }

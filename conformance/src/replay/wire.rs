@@ -8,11 +8,11 @@
 //! connection's generation, so that the driver sees one ordered history and can ignore what a
 //! dead connection still delivers.
 
-use super::evidence::Evidence;
-use super::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
+use crate::replay::evidence::{Direction, Event, Evidence, Stderr, Transport};
+use crate::replay::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
 use anyhow::{anyhow, Result};
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -131,7 +131,7 @@ impl Connection {
         let text = msg.to_string();
         match &self.kind {
             Kind::Stdio { stdin, .. } => {
-                self.evidence.frame("out", "stdio", &text);
+                self.evidence.frame(Direction::Out, "stdio", &text);
                 let mut guard = stdin.lock().await;
                 let pipe = guard.as_mut().ok_or_else(|| anyhow!("stdin already closed"))?;
                 let mut line = text.into_bytes();
@@ -141,7 +141,7 @@ impl Connection {
                 Ok(())
             }
             Kind::Http(h) => {
-                self.evidence.frame("out", "http POST", &text);
+                self.evidence.frame(Direction::Out, "http POST", &text);
                 let id = msg.get("id").cloned().filter(|_| msg.get("method").is_some());
                 let task = tokio::spawn(post(
                     self.generation,
@@ -167,7 +167,7 @@ impl Connection {
                 Some(task) => {
                     let open = !task.is_finished();
                     task.abort();
-                    self.evidence.record("transport", json!({"event": "close-stream", "id": id, "was_open": open}));
+                    self.evidence.record(Event::Transport(Transport::CloseStream { id: id.clone(), was_open: open }));
                     open
                 }
                 None => false,
@@ -212,15 +212,15 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
             Ok(0) => {
                 let pending = splitter.pending();
                 if pending > 0 {
-                    evidence.record(
-                        "garbage",
-                        json!({"channel": "stdio", "reason": format!("{pending} bytes after the last newline")}),
-                    );
+                    evidence.record(Event::Garbage {
+                        channel: "stdio".into(),
+                        reason: format!("{pending} bytes after the last newline"),
+                    });
                     send(EventKind::Garbage(format!(
                         "stdout ended inside a frame ({pending} bytes after the last newline)"
                     )));
                 }
-                evidence.record("transport", json!({"event": "stdout-closed"}));
+                evidence.record(Event::Transport(Transport::StdoutClosed));
                 send(EventKind::Closed("the server closed its stdout".into()));
                 return;
             }
@@ -234,7 +234,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
             match piece {
                 Piece::Overlong { bytes } => {
                     let reason = format!("a stdout frame of {bytes} bytes, over the {MAX_FRAME}-byte bound");
-                    evidence.record("garbage", json!({"channel": "stdio", "reason": reason}));
+                    evidence.record(Event::Garbage { channel: "stdio".into(), reason: reason.clone() });
                     if !overlong_reported {
                         send(EventKind::Garbage(reason));
                     }
@@ -245,11 +245,11 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                     match classify(&line) {
                         Frame::Blank => {}
                         Frame::Messages(msgs) => {
-                            evidence.frame("in", "stdio", &text);
+                            evidence.frame(Direction::In, "stdio", &text);
                             msgs.into_iter().for_each(|m| send(EventKind::Message(m)));
                         }
                         Frame::Garbage(reason) => {
-                            evidence.frame("in", "stdio", &text);
+                            evidence.frame(Direction::In, "stdio", &text);
                             send(EventKind::Garbage(format!("stdout: {reason}")));
                         }
                     }
@@ -261,7 +261,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
         if splitter.pending() > MAX_FRAME && !overlong_reported {
             overlong_reported = true;
             let reason = format!("over {MAX_FRAME} bytes on stdout without a newline (an overlong frame)");
-            evidence.record("garbage", json!({"channel": "stdio", "reason": reason}));
+            evidence.record(Event::Garbage { channel: "stdio".into(), reason: reason.clone() });
             send(EventKind::Garbage(reason));
         }
     }
@@ -282,14 +282,14 @@ async fn log_stderr(mut stderr: ChildStderr, evidence: Evidence) {
             match piece {
                 Piece::Line(line) if logged < MAX_STDERR_LINES => {
                     logged += 1;
-                    evidence.record("stderr", json!({"line": String::from_utf8_lossy(&line)}));
+                    evidence.record(Event::Stderr(Stderr::Line { line: String::from_utf8_lossy(&line).into_owned() }));
                 }
                 _ => dropped += 1,
             }
         }
     }
     if dropped > 0 {
-        evidence.record("stderr", json!({"dropped_lines": dropped}));
+        evidence.record(Event::Stderr(Stderr::Dropped { dropped_lines: dropped }));
     }
 }
 
@@ -305,7 +305,7 @@ async fn post(
         let _ = tx.send(WireEvent { conn: generation, kind });
     };
     let fail = |reason: String| {
-        evidence.record("transport", json!({"event": "http-failed", "id": id, "reason": reason}));
+        evidence.record(Event::Transport(Transport::HttpFailed { id: id.clone(), reason: reason.clone() }));
         if let Some(id) = &id {
             send(EventKind::StreamFailed { id: id.clone(), reason });
         }
@@ -349,10 +349,11 @@ async fn post(
     }
     let content_type =
         resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    evidence.record(
-        "transport",
-        json!({"event": "http-response", "id": id, "status": status, "content_type": content_type}),
-    );
+    evidence.record(Event::Transport(Transport::HttpResponse {
+        id: id.clone(),
+        status,
+        content_type: content_type.clone(),
+    }));
     if let Some(id) = &id {
         send(EventKind::Headers { id: id.clone(), status });
     }
@@ -367,7 +368,7 @@ async fn post(
             match item {
                 Ok(sse) => {
                     let Some(data) = sse.data else { continue };
-                    evidence.frame("in", "http SSE", &data);
+                    evidence.frame(Direction::In, "http SSE", &data);
                     match classify(data.as_bytes()) {
                         Frame::Messages(msgs) => msgs.into_iter().for_each(|m| send(EventKind::Message(m))),
                         Frame::Blank => {}
@@ -377,12 +378,12 @@ async fn post(
                 Err(e) => return fail(format!("SSE stream broke: {e}")),
             }
         }
-        evidence.record("transport", json!({"event": "stream-end", "id": id}));
+        evidence.record(Event::Transport(Transport::StreamEnd { id: id.clone() }));
         send(EventKind::StreamEnd { id });
     } else if content_type.starts_with("application/json") {
         match capped_body(resp, MAX_FRAME).await {
             Ok(text) => {
-                evidence.frame("in", "http JSON", &text);
+                evidence.frame(Direction::In, "http JSON", &text);
                 match classify(text.as_bytes()) {
                     Frame::Messages(msgs) => msgs.into_iter().for_each(|m| send(EventKind::Message(m))),
                     Frame::Blank => {}

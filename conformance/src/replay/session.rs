@@ -1,0 +1,587 @@
+//! The session: a live server under test (its process, the connection to it, the events it sent
+//! grouped by request, the observer) and one bounded wait, [`Session::wait_until`], that every
+//! awaited step goes through.
+
+use crate::replay::evidence::{Event, Evidence, Process};
+use crate::replay::frame::{LineSplitter, Piece};
+use crate::replay::observer::{self, Source};
+use crate::replay::pacing::Hold;
+use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
+use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
+use crate::replay::wire::{id_key, Connection, EventKind, WireEvent};
+use mcp_once_model::Transport;
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+/// Name the runner gives itself in `clientInfo`.
+const CLIENT_NAME: &str = "mcp-once";
+
+/// A live connection to the server under test, with everything it has said so far.
+pub struct Session {
+    /// The options.
+    pub opts: ReplayOptions,
+    /// The evidence log.
+    pub evidence: Evidence,
+    /// The wire revision.
+    pub revision: Revision,
+    server: Option<ServerProcess>,
+    server_stdin: Option<tokio::process::ChildStdin>,
+    conn: Option<Connection>,
+    generation: u32,
+    tx: UnboundedSender<WireEvent>,
+    rx: UnboundedReceiver<WireEvent>,
+    responses: HashMap<(u32, String), Vec<Value>>,
+    failures: HashMap<(u32, String), String>,
+    headers: HashSet<(u32, String)>,
+    closed: HashMap<u32, String>,
+    /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
+    /// response to an id the runner never sent, more responses to an id than requests with it).
+    pub garbage: Vec<String>,
+    requests: HashMap<(u32, String), usize>,
+    notifications: u64,
+    exited: Option<String>,
+    housekeeping: u64,
+    /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
+    pub pace_args: bool,
+    started_once: bool,
+    last_logged: Option<f64>,
+}
+
+/// Poll interval for observers that cannot signal (a file, a command, a tool).
+fn tick(opts: &ReplayOptions) -> Duration {
+    match opts.observer.source {
+        Source::Ledger { .. } => Duration::from_millis(5),
+        _ => Duration::from_millis(50),
+    }
+}
+
+impl Session {
+    /// A session with no server started yet.
+    pub fn new(opts: ReplayOptions, revision: Revision, evidence: Evidence) -> Session {
+        let (tx, rx) = unbounded_channel();
+        Session {
+            opts,
+            evidence,
+            revision,
+            server: None,
+            server_stdin: None,
+            conn: None,
+            generation: 0,
+            tx,
+            rx,
+            responses: HashMap::new(),
+            failures: HashMap::new(),
+            headers: HashSet::new(),
+            closed: HashMap::new(),
+            garbage: Vec::new(),
+            requests: HashMap::new(),
+            notifications: 0,
+            exited: None,
+            housekeeping: 0,
+            pace_args: false,
+            started_once: false,
+            last_logged: None,
+        }
+    }
+
+    /// The current connection's generation.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// Whether the runner started the server process (and so can kill and restart it).
+    pub fn can_restart(&self) -> bool {
+        !matches!(self.opts.target, Target::Http { launch: None, .. })
+    }
+
+    /// Start (or restart) the server and connect: spawn it, wait until it answers the
+    /// handshake, and on the first start check the tool exists.
+    pub async fn start(&mut self) -> Result<(), String> {
+        self.generation += 1;
+        self.exited = None;
+        let deadline = Instant::now() + self.opts.start_timeout;
+        let gen = self.generation;
+        match self.opts.target.clone() {
+            Target::Stdio(spec) => {
+                let (proc_, pipes) = self.spawn(&spec)?;
+                self.conn = Some(Connection::stdio(
+                    gen,
+                    pipes.stdin,
+                    pipes.stdout,
+                    pipes.stderr,
+                    self.tx.clone(),
+                    self.evidence.clone(),
+                ));
+                self.server = Some(proc_);
+            }
+            Target::Http { url, launch } => {
+                if let Some(spec) = launch {
+                    let (proc_, pipes) = self.spawn(&spec)?;
+                    tokio::spawn(log_lines(pipes.stdout, "server stdout", self.evidence.clone()));
+                    tokio::spawn(log_lines(pipes.stderr, "server stderr", self.evidence.clone()));
+                    self.server_stdin = Some(pipes.stdin);
+                    self.server = Some(proc_);
+                    self.wait_listening(&url, deadline).await?;
+                }
+                let conn =
+                    Connection::http(gen, &url, self.tx.clone(), self.evidence.clone()).map_err(|e| e.to_string())?;
+                self.conn = Some(conn);
+            }
+        }
+        self.handshake(deadline).await?;
+        if !self.started_once {
+            self.started_once = true;
+            self.discover_tool(deadline).await?;
+        }
+        Ok(())
+    }
+
+    fn spawn(&mut self, spec: &LaunchSpec) -> Result<(ServerProcess, Pipes), String> {
+        let (p, pipes) = ServerProcess::spawn(spec).map_err(|e| format!("{e:#}"))?;
+        self.evidence.record(Event::Process(Process::Start { pid: p.pid(), argv: spec.argv.clone() }));
+        Ok((p, pipes))
+    }
+
+    async fn wait_listening(&mut self, url: &str, deadline: Instant) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        // Nothing signals that a port opened; poll it, one bounded connect per check.
+        let listening = self
+            .wait_until(deadline, async |s| {
+                if let Some(why) = s.check_exit() {
+                    return Some(Err(format!("the launch command exited before the server listened ({why})")));
+                }
+                let attempt = tokio::time::timeout(
+                    Duration::from_millis(200),
+                    tokio::net::TcpStream::connect((host.as_str(), port)),
+                )
+                .await;
+                if let Ok(Ok(_)) = attempt {
+                    s.evidence.record(Event::Process(Process::Listening { url: url.into() }));
+                    return Some(Ok(()));
+                }
+                None
+            })
+            .await;
+        listening.unwrap_or_else(|| {
+            Err(format!(
+                "nothing listens on {host}:{port} within {} ms of the launch",
+                self.opts.start_timeout.as_millis()
+            ))
+        })
+    }
+
+    fn with_meta(&self, mut params: Value) -> Value {
+        if self.revision == Revision::R2026_07_28 {
+            let meta =
+                params.as_object_mut().expect("params are an object").entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
+                m.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+                m.insert(
+                    "io.modelcontextprotocol/clientInfo".into(),
+                    json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}),
+                );
+            }
+        }
+        params
+    }
+
+    async fn handshake(&mut self, deadline: Instant) -> Result<(), String> {
+        match self.revision {
+            Revision::R2025_11_25 => {
+                let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
+                let result =
+                    self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
+                let version = result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .ok_or("initialize: the result has no protocolVersion")?
+                    .to_string();
+                if version != "2025-11-25" {
+                    self.evidence.note(format!("the server negotiated protocol {version}, not 2025-11-25"));
+                }
+                let conn = self.conn.as_ref().expect("connected");
+                conn.set_protocol_version(&version);
+                conn.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                    .await
+                    .map_err(|e| format!("{e:#}"))?;
+            }
+            Revision::R2026_07_28 => {
+                self.conn.as_ref().expect("connected").set_protocol_version("2026-07-28");
+                let params = self.with_meta(json!({}));
+                let result = self.request_until("server/discover", params, deadline).await.map_err(|e| {
+                    format!("server/discover: {e} (does the server speak 2026-07-28? try --revision 2025-11-25)")
+                })?;
+                let versions = result
+                    .get("supportedVersions")
+                    .or_else(|| result.get("protocolVersions"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                if !versions.as_array().is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
+                    return Err(format!(
+                        "server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn discover_tool(&mut self, deadline: Instant) -> Result<(), String> {
+        let params = self.with_meta(json!({}));
+        let result =
+            self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
+        let tools = result.get("tools").and_then(Value::as_array).ok_or("tools/list: the result has no tools list")?;
+        let tool = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(&self.opts.tool));
+        let Some(tool) = tool else {
+            let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
+            return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
+        };
+        let props = tool.pointer("/inputSchema/properties");
+        self.pace_args = self.opts.pace
+            && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
+        self.evidence.note(if self.pace_args {
+            "the tool takes delay_before_ms and delay_after_ms: held steps are paced by them".to_string()
+        } else {
+            "the tool takes no delay arguments (or pacing is off): server steps run at their own speed, and their order is checked after the fact".to_string()
+        });
+        Ok(())
+    }
+
+    /// Send a request of the runner's own (a string id that model ids never take) and wait
+    /// for its result within `deadline`.
+    pub async fn request_until(&mut self, method: &str, params: Value, deadline: Instant) -> Result<Value, String> {
+        self.housekeeping += 1;
+        let id = json!(format!("mcp-once-{}", self.housekeeping));
+        let conn = self.conn.as_ref().ok_or("no connection")?;
+        let gen = conn.generation();
+        conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await
+            .map_err(|e| format!("{e:#}"))?;
+        let key = (gen, id_key(&id));
+        *self.requests.entry(key.clone()).or_default() += 1;
+        let answer = self
+            .wait_until(deadline, async |s| {
+                if let Some(resp) = s.responses.get(&key).and_then(|v| v.first()) {
+                    return Some(match (resp.get("result"), resp.get("error")) {
+                        (Some(r), _) => Ok(r.clone()),
+                        (_, Some(e)) => Err(format!("error {e}")),
+                        _ => Err(format!("malformed response {resp}")),
+                    });
+                }
+                if let Some(f) = s.failures.get(&key) {
+                    return Some(Err(f.clone()));
+                }
+                if let Some(c) = s.closed.get(&gen) {
+                    return Some(Err(s.with_garbage(c.clone())));
+                }
+                let why = s.check_exit()?;
+                Some(Err(s.with_garbage(format!("the server exited ({why})"))))
+            })
+            .await;
+        answer.unwrap_or_else(|| Err(self.with_garbage("no answer within the bound".into())))
+    }
+
+    fn with_garbage(&self, reason: String) -> String {
+        format!("{reason}{}", self.breach_note())
+    }
+
+    /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
+    pub fn breach_note(&self) -> String {
+        self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"))
+    }
+
+    /// stdio: wait at most `bound` for connection `gen`'s stdout to close (its last output
+    /// read). Returns at once over HTTP.
+    pub async fn await_closed(&mut self, gen: u32, bound: Duration) {
+        if self.opts.target.transport() != Transport::Stdio {
+            return;
+        }
+        self.wait_until(Instant::now() + bound, async |s| s.closed(gen).map(drop)).await;
+    }
+
+    /// Take in every event already waiting, without waiting for more.
+    pub async fn drain(&mut self) {
+        while let Ok(ev) = self.rx.try_recv() {
+            self.take(ev).await;
+        }
+    }
+
+    /// Whether the server process (if the runner started one) has exited; reaps it.
+    pub fn check_exit(&mut self) -> Option<String> {
+        if let Some(why) = &self.exited {
+            return Some(why.clone());
+        }
+        let status = self.server.as_mut()?.try_exit()?;
+        let why = format!("{status}");
+        self.evidence
+            .record(Event::Process(Process::Exit { pid: self.server.as_ref().map(|s| s.pid()), status: why.clone() }));
+        self.exited = Some(why.clone());
+        Some(why)
+    }
+
+    /// Wait until `check` has an answer, taking in what the server sends between checks; `None`
+    /// if `deadline` passes first. `check` runs at once, then after each event, and at least
+    /// every poll tick (observers that cannot signal are read again then). Every awaited step
+    /// of the runner is one call of this.
+    pub async fn wait_until<T>(
+        &mut self,
+        deadline: Instant,
+        mut check: impl AsyncFnMut(&mut Session) -> Option<T>,
+    ) -> Option<T> {
+        loop {
+            if let Some(done) = check(self).await {
+                return Some(done);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            self.pump(deadline).await;
+        }
+    }
+
+    /// Wait for one event (or until `deadline`, or one poll tick) and take it in.
+    async fn pump(&mut self, deadline: Instant) {
+        let until = deadline.min(Instant::now() + tick(&self.opts));
+        if let Ok(Some(ev)) = tokio::time::timeout_at(until, self.rx.recv()).await {
+            self.take(ev).await;
+            while let Ok(ev) = self.rx.try_recv() {
+                self.take(ev).await;
+            }
+        }
+    }
+
+    async fn take(&mut self, ev: WireEvent) {
+        let gen = ev.conn;
+        match ev.kind {
+            EventKind::Message(m) => {
+                let method = m.get("method").and_then(Value::as_str).map(str::to_string);
+                match (m.get("id").cloned(), method) {
+                    (Some(id), None) => {
+                        let key = (gen, id_key(&id));
+                        let asked = self.requests.get(&key).copied().unwrap_or(0);
+                        let answers = self.responses.entry(key).or_default();
+                        answers.push(m);
+                        if asked == 0 {
+                            self.garbage.push(format!("a response to id {id}, which the runner never sent"));
+                        } else if answers.len() > asked {
+                            self.garbage.push(format!(
+                                "{} responses to id {id}, sent {asked} time(s) (a duplicated response)",
+                                answers.len()
+                            ));
+                        }
+                    }
+                    (Some(id), Some(method)) => {
+                        // A request from the server: answer ping, refuse anything else.
+                        let reply = if method == "ping" {
+                            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                        } else {
+                            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("mcp-once does not handle {method}")}})
+                        };
+                        if let Some(conn) = self.conn.as_ref().filter(|c| c.generation() == gen) {
+                            let _ = conn.send(&reply).await;
+                        }
+                    }
+                    (None, _) => self.notifications += 1,
+                }
+            }
+            EventKind::Garbage(reason) => self.garbage.push(reason),
+            EventKind::Headers { id, .. } => {
+                self.headers.insert((gen, id_key(&id)));
+            }
+            EventKind::StreamEnd { id } => {
+                let key = (gen, id_key(&id));
+                if !self.responses.contains_key(&key) {
+                    self.failures.entry(key).or_insert_with(|| "the response stream ended without a response".into());
+                }
+            }
+            EventKind::StreamFailed { id, reason } => {
+                self.failures.entry((gen, id_key(&id))).or_insert(reason);
+            }
+            EventKind::Closed(reason) => {
+                self.closed.insert(gen, reason);
+            }
+        }
+    }
+
+    /// Read the observer once.
+    pub async fn read_observer(&mut self) -> Result<f64, String> {
+        match self.opts.observer.source.clone() {
+            Source::Ledger { path, filter } => observer::read_ledger(&path, filter.as_ref()).await,
+            Source::Command { argv } => observer::read_command(&argv, self.opts.step_timeout).await,
+            Source::Tool { name, args, extract } => {
+                if self.conn.is_none() || self.exited.is_some() {
+                    return Err("the tool observer needs the server running".into());
+                }
+                let params = self.with_meta(json!({"name": name, "arguments": args}));
+                let deadline = Instant::now() + self.opts.step_timeout;
+                let result = self
+                    .request_until("tools/call", params, deadline)
+                    .await
+                    .map_err(|e| format!("observer tool `{name}`: {e}"))?;
+                observer::extract(&result, &extract)
+            }
+        }
+    }
+
+    /// Read the observer until two readings in a row agree (at most eight reads).
+    pub async fn read_stable(&mut self) -> Result<f64, String> {
+        let mut last = self.read_observer().await?;
+        let mut seen = vec![last];
+        for _ in 0..7 {
+            let now = self.read_observer().await?;
+            if now == last {
+                // Log a reading when it changes, not every poll.
+                if self.last_logged != Some(now) {
+                    self.last_logged = Some(now);
+                    self.evidence.record(Event::Observe { reading: now, reads: seen.len() + 1 });
+                }
+                return Ok(now);
+            }
+            seen.push(now);
+            last = now;
+        }
+        Err(format!("observer readings did not settle: {seen:?}"))
+    }
+
+    /// Send a raw message on the current connection.
+    pub async fn send(&mut self, msg: &Value) -> Result<(), String> {
+        let conn = self.conn.as_ref().ok_or("no connection to the server")?;
+        if let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) {
+            *self.requests.entry((conn.generation(), id_key(id))).or_default() += 1;
+        }
+        conn.send(msg).await.map_err(|e| format!("{e:#}"))
+    }
+
+    /// SIGKILL the server's process group and reap it.
+    pub async fn kill(&mut self) -> Result<(), String> {
+        let server =
+            self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
+        let pid = server.pid();
+        let status = server.kill(Duration::from_secs(5)).await.map_err(|e| format!("{e:#}"))?;
+        self.evidence.record(Event::Process(Process::Killed {
+            signal: "SIGKILL".into(),
+            pid,
+            status: format!("{status}"),
+        }));
+        self.exited = Some(format!("killed by the runner ({status})"));
+        self.server_stdin = None;
+        Ok(())
+    }
+
+    /// Close the connection and stop the server (SIGTERM, then SIGKILL after a grace period).
+    pub async fn shutdown(&mut self) {
+        if let Some(conn) = self.conn.as_ref() {
+            conn.close().await;
+        }
+        self.server_stdin = None;
+        if let Some(mut server) = self.server.take() {
+            let pid = server.pid();
+            let grace_ms = self.opts.stop_grace.as_millis() as u64;
+            self.evidence.record(Event::Process(Process::Stop { pid, signal: "SIGTERM".into(), grace_ms }));
+            match server.stop(self.opts.stop_grace).await {
+                Ok(status) => {
+                    self.evidence.record(Event::Process(Process::Stopped { pid, status: format!("{status}") }))
+                }
+                Err(e) => self.evidence.record(Event::Process(Process::StopFailed { pid, error: format!("{e:#}") })),
+            }
+        }
+        // stdio: read what the server wrote before it stopped to the end (bounded), so that a
+        // late breach (a duplicated response) is seen before the verdict.
+        self.await_closed(self.generation, Duration::from_secs(1)).await;
+        self.conn.take();
+    }
+
+    /// The responses received for `(gen, id)` so far.
+    pub fn responses_for(&self, gen: u32, id: &Value) -> &[Value] {
+        self.responses.get(&(gen, id_key(id))).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many notifications the server has sent (any connection).
+    pub fn notifications(&self) -> u64 {
+        self.notifications
+    }
+
+    /// The failure of the request `(gen, id)`, if it failed.
+    pub fn failure_for(&self, gen: u32, id: &Value) -> Option<&str> {
+        self.failures.get(&(gen, id_key(id))).map(String::as_str)
+    }
+
+    /// Whether connection `gen` was closed by the server.
+    pub fn closed(&self, gen: u32) -> Option<&str> {
+        self.closed.get(&gen).map(String::as_str)
+    }
+
+    /// Whether HTTP response headers for `(gen, id)` arrived.
+    pub fn has_headers(&self, gen: u32, id: &Value) -> bool {
+        self.headers.contains(&(gen, id_key(id)))
+    }
+
+    /// Close the response stream of `(gen, id)` (HTTP).
+    pub fn close_stream(&self, id: &Value) -> bool {
+        self.conn.as_ref().is_some_and(|c| c.close_stream(id))
+    }
+
+    /// Build a `tools/call` for the tool under test, with the key (if any) where the options
+    /// put it, and the pacing delays (if the tool takes them).
+    /// `stagger` lengthens a held commit so that held commits keep the trace's order.
+    pub fn call_message(&self, id: &Value, key: Option<&str>, hold: Hold, stagger: Duration) -> Value {
+        let mut args: Map<String, Value> = self.opts.args.clone();
+        if self.pace_args {
+            let w = self.opts.window.as_millis() as u64;
+            if hold.before_commit {
+                args.insert("delay_before_ms".into(), json!(w + stagger.as_millis() as u64));
+            }
+            if hold.before_respond {
+                args.insert("delay_after_ms".into(), json!(w));
+            }
+        }
+        let mut params = json!({"name": self.opts.tool});
+        if let Some(k) = key {
+            match &self.opts.key_at {
+                KeyAt::Params => params["idempotencyKey"] = json!(k),
+                KeyAt::Meta(name) => params["_meta"] = json!({ name.clone(): k }),
+                KeyAt::Arg(name) => {
+                    args.insert(name.clone(), json!(k));
+                }
+            }
+        }
+        params["arguments"] = Value::Object(args);
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": self.with_meta(params)})
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // `ServerProcess` kills its group when dropped; nothing else to release.
+        self.conn.take();
+    }
+}
+
+async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
+    use tokio::io::AsyncReadExt;
+    let mut splitter = LineSplitter::new(4096);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut logged = 0usize;
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        for piece in splitter.push(&buf[..n]) {
+            if let Piece::Line(line) = piece {
+                if logged < 200 {
+                    logged += 1;
+                    evidence.record(Event::Output {
+                        channel: channel.into(),
+                        line: String::from_utf8_lossy(&line).into_owned(),
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! What the runner is given (the target, the options) and what it returns (the verdict, the
+//! step records, the result), shared by the driver, the probe and the entry points.
+
+use crate::replay::observer;
+use crate::replay::process::{split_command, LaunchSpec};
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The server under test.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A stdio server the runner starts (and kills, and restarts) itself.
+    Stdio(LaunchSpec),
+    /// A Streamable HTTP endpoint, with the command that starts it when the runner may kill
+    /// and restart it.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// How to start the server (None: it is already running and cannot be restarted).
+        launch: Option<LaunchSpec>,
+    },
+}
+
+impl Target {
+    /// Build a target from the CLI's `--stdio CMD` or `--http URL [--launch CMD]`, with the
+    /// environment (`KEY=VALUE`) and working directory for the started process.
+    pub fn from_options(
+        stdio: Option<&str>,
+        http: Option<&str>,
+        launch: Option<&str>,
+        env: &[String],
+        cwd: Option<PathBuf>,
+    ) -> Result<Target> {
+        let mut vars = Vec::new();
+        for e in env {
+            let (k, v) = e.split_once('=').ok_or_else(|| anyhow!("--env: `{e}` is not KEY=VALUE"))?;
+            vars.push((k.to_string(), v.to_string()));
+        }
+        let spec = |what: &str, line: &str| -> Result<LaunchSpec> {
+            Ok(LaunchSpec { argv: split_command(what, line)?, env: vars.clone(), cwd: cwd.clone() })
+        };
+        match (stdio, http) {
+            (Some(cmd), None) => {
+                if launch.is_some() {
+                    return Err(anyhow!("--launch goes with --http, not --stdio"));
+                }
+                Ok(Target::Stdio(spec("--stdio", cmd)?))
+            }
+            (None, Some(url)) => {
+                let parsed = reqwest::Url::parse(url).map_err(|e| anyhow!("--http: `{url}` is not a URL: {e}"))?;
+                if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                    return Err(anyhow!("--http: `{url}` is not an http(s) URL with a host"));
+                }
+                Ok(Target::Http { url: url.to_string(), launch: launch.map(|l| spec("--launch", l)).transpose()? })
+            }
+            (Some(_), Some(_)) => Err(anyhow!("give either --stdio or --http, not both")),
+            (None, None) => Err(anyhow!("give the server: --stdio \"CMD\" or --http URL [--launch \"CMD\"]")),
+        }
+    }
+
+    /// The model transport this target speaks.
+    pub fn transport(&self) -> mcp_once_model::Transport {
+        match self {
+            Target::Stdio(_) => mcp_once_model::Transport::Stdio,
+            Target::Http { .. } => mcp_once_model::Transport::Http,
+        }
+    }
+
+    /// A short description for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Stdio(l) => format!("stdio: {}", l.argv.join(" ")),
+            Target::Http { url, launch: Some(l) } => format!("http: {url} (started by {})", l.argv.join(" ")),
+            Target::Http { url, launch: None } => format!("http: {url}"),
+        }
+    }
+}
+
+/// Where the idempotency key goes when a trace uses one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyAt {
+    /// `params.idempotencyKey` (SEP-3182).
+    Params,
+    /// `params._meta[NAME]`.
+    Meta(String),
+    /// `params.arguments[NAME]`.
+    Arg(String),
+}
+
+impl std::str::FromStr for KeyAt {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once(':') {
+            None if s == "params" => Ok(KeyAt::Params),
+            Some(("meta", name)) if !name.is_empty() => Ok(KeyAt::Meta(name.into())),
+            Some(("arg", name)) if !name.is_empty() => Ok(KeyAt::Arg(name.into())),
+            _ => Err(format!("`{s}` is not params, meta:NAME or arg:NAME")),
+        }
+    }
+}
+
+/// The wire protocol revision the runner speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Revision {
+    /// `2025-11-25`: `initialize` handshake, HTTP sessions.
+    #[serde(rename = "2025-11-25")]
+    R2025_11_25,
+    /// `2026-07-28`: `server/discover`, the version in every request's `_meta`, no sessions.
+    #[serde(rename = "2026-07-28")]
+    R2026_07_28,
+}
+
+impl Revision {
+    /// The revision string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::R2025_11_25 => "2025-11-25",
+            Revision::R2026_07_28 => "2026-07-28",
+        }
+    }
+}
+
+impl std::str::FromStr for Revision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "2025-11-25" => Ok(Revision::R2025_11_25),
+            "2026-07-28" => Ok(Revision::R2026_07_28),
+            _ => Err(format!("`{s}` is not a revision the runner speaks (2025-11-25, 2026-07-28)")),
+        }
+    }
+}
+
+/// Everything a replay (or a probe) needs besides the trace.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// The server under test.
+    pub target: Target,
+    /// The side-effecting tool to call.
+    pub tool: String,
+    /// Its arguments (a JSON object).
+    pub args: serde_json::Map<String, Value>,
+    /// Where a key goes.
+    pub key_at: KeyAt,
+    /// How effects are counted.
+    pub observer: observer::Observer,
+    /// Wire revision (None: the trace's profile's revision).
+    pub revision: Option<Revision>,
+    /// Bound on each awaited step.
+    pub step_timeout: Duration,
+    /// Bound on a server start (process start to an answered handshake).
+    pub start_timeout: Duration,
+    /// How long a held step is held (see [`pacing`]).
+    pub window: Duration,
+    /// How long a server is given to exit after SIGTERM before it is SIGKILLed, when the runner
+    /// stops it at the end of a run.
+    pub stop_grace: Duration,
+    /// Whether to ask the server to hold steps (when its tool offers delay arguments).
+    pub pace: bool,
+    /// Where to write the evidence log and the result.
+    pub evidence_dir: Option<PathBuf>,
+}
+
+/// A replay's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayVerdict {
+    /// The steps were realised and the server produced the model's effects: the property is
+    /// violated for real.
+    Confirmed,
+    /// The steps were realised and the server did not do the effect the violation needs.
+    NotReproduced,
+    /// A step could not be realised (named in the reason).
+    Diverged,
+    /// The observer could not tell.
+    Inconclusive,
+    /// The runner was interrupted (SIGINT, SIGTERM).
+    Interrupted,
+}
+
+impl ReplayVerdict {
+    /// The process exit code: 1 confirmed, 0 not reproduced, 2 otherwise.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ReplayVerdict::Confirmed => 1,
+            ReplayVerdict::NotReproduced => 0,
+            ReplayVerdict::Diverged | ReplayVerdict::Inconclusive | ReplayVerdict::Interrupted => 2,
+        }
+    }
+
+    /// The verdict's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplayVerdict::Confirmed => "confirmed",
+            ReplayVerdict::NotReproduced => "not-reproduced",
+            ReplayVerdict::Diverged => "diverged",
+            ReplayVerdict::Inconclusive => "inconclusive",
+            ReplayVerdict::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for ReplayVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a trace step was realised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// The runner did it (a client, transport or environment step).
+    Driven,
+    /// The runner saw the server do it (a response frame, the observer's count, a process exit).
+    Observed,
+    /// Written to the server; its commit or response confirms it later.
+    Delivered,
+    /// Internal to the server, with nothing to see at the time (a key stored).
+    Unobserved,
+    /// It could not be realised (the note says why).
+    Failed,
+}
+
+impl StepStatus {
+    /// The status's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Driven => "driven",
+            StepStatus::Observed => "observed",
+            StepStatus::Delivered => "delivered",
+            StepStatus::Unobserved => "unobserved",
+            StepStatus::Failed => "failed",
+        }
+    }
+}
+
+impl fmt::Display for StepStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// How one trace step went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// 1-based step number in the trace.
+    pub step: usize,
+    /// The action.
+    pub action: String,
+    /// How it was realised.
+    pub status: StepStatus,
+    /// Milliseconds since the run started, when the step was done or seen.
+    pub t_ms: f64,
+    /// What the runner saw or did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The result of a replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayResult {
+    /// The verdict.
+    pub verdict: ReplayVerdict,
+    /// The property the trace violates (or `worst-case`).
+    pub property: String,
+    /// Effects in the trace's last state.
+    pub expected_effects: u64,
+    /// Effects the observer counted when the last step was done (None if it could not tell).
+    pub observed_effects: Option<i64>,
+    /// Effects counted after the server was stopped, if that differs (held attempts finishing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_effects: Option<i64>,
+    /// One line: why this verdict.
+    pub reason: String,
+    /// The evidence log, if written.
+    pub evidence: Option<PathBuf>,
+    /// The trace file.
+    pub trace: String,
+    /// The server under test.
+    pub target: String,
+    /// The wire revision spoken.
+    pub revision: Revision,
+    /// The observer.
+    pub observer: String,
+    /// Each step.
+    pub steps: Vec<StepRecord>,
+    /// Things the runner noticed (pacing, reorderings, extra effects).
+    pub notes: Vec<String>,
+    /// Wall time in milliseconds.
+    pub wall_ms: f64,
+}
+
+impl ReplayResult {
+    /// The JSON form (`mcp-once replay --format json`).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("results serialise")
+    }
+
+    /// A human summary.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{}: {}\n  trace: {} ({})\n  server: {} (revision {})\n  effects: expected {}, observed {}{}\n  observer: {}\n",
+            self.verdict.as_str().to_uppercase(),
+            self.reason,
+            self.trace,
+            self.property,
+            self.target,
+            self.revision.as_str(),
+            self.expected_effects,
+            self.observed_effects.map_or("unknown".into(), |n| n.to_string()),
+            self.settled_effects.map_or(String::new(), |n| format!(" ({n} after the server stopped)")),
+            self.observer,
+        );
+        for st in &self.steps {
+            s.push_str(&format!(
+                "  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n",
+                st.step,
+                st.action,
+                st.status,
+                st.t_ms,
+                st.note.as_ref().map_or(String::new(), |n| format!("  {n}"))
+            ));
+        }
+        for n in &self.notes {
+            s.push_str(&format!("  note: {n}\n"));
+        }
+        if let Some(e) = &self.evidence {
+            s.push_str(&format!("  evidence: {}\n", e.display()));
+        }
+        s
+    }
+}
+
+/// Write `result.json` next to the evidence log, if there is one.
+pub fn write_result(result: &ReplayResult) -> Result<()> {
+    if let Some(log) = &result.evidence {
+        let dir = log.parent().ok_or_else(|| anyhow!("evidence path has no folder"))?;
+        std::fs::write(dir.join(RESULT_FILE), serde_json::to_string_pretty(&result.to_json())? + "\n")?;
+    }
+    Ok(())
+}
+
+/// Name of the result file inside the evidence folder.
+pub const RESULT_FILE: &str = "result.json";
+
+/// Read `dir/result.json` as `mcp-once replay --evidence DIR` writes it.
+pub fn read_result(dir: &std::path::Path) -> Result<ReplayResult> {
+    use anyhow::Context;
+    let path = dir.join(RESULT_FILE);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a replay result", path.display()))
+}
+
+/// The wire revision for a profile, unless the options name one.
+pub fn revision_for(options: &ReplayOptions, profile: &mcp_once_model::Profile) -> Revision {
+    options.revision.unwrap_or_else(|| profile.revision.as_str().parse().unwrap_or(Revision::R2025_11_25))
+}
