@@ -103,37 +103,8 @@ impl std::str::FromStr for KeyAt {
     }
 }
 
-/// The wire protocol revision the runner speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Revision {
-    /// `2025-11-25`: `initialize` handshake, HTTP sessions.
-    #[serde(rename = "2025-11-25")]
-    R2025_11_25,
-    /// `2026-07-28`: `server/discover`, the version in every request's `_meta`, no sessions.
-    #[serde(rename = "2026-07-28")]
-    R2026_07_28,
-}
-
-impl Revision {
-    /// The revision string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Revision::R2025_11_25 => "2025-11-25",
-            Revision::R2026_07_28 => "2026-07-28",
-        }
-    }
-}
-
-impl std::str::FromStr for Revision {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "2025-11-25" => Ok(Revision::R2025_11_25),
-            "2026-07-28" => Ok(Revision::R2026_07_28),
-            _ => Err(format!("`{s}` is not a revision the runner speaks (2025-11-25, 2026-07-28)")),
-        }
-    }
-}
+/// The wire protocol revision the runner speaks: the model's revisions.
+pub use mcp_once_model::Revision;
 
 /// Everything a replay (or a probe) needs besides the trace.
 #[derive(Clone, Debug)]
@@ -358,5 +329,5 @@ pub fn read_result(dir: &std::path::Path) -> Result<ReplayResult> {
 
 /// The wire revision for a profile, unless the options name one.
 pub fn revision_for(options: &ReplayOptions, profile: &mcp_once_model::Profile) -> Revision {
-    options.revision.unwrap_or_else(|| profile.revision.as_str().parse().unwrap_or(Revision::R2025_11_25))
+    options.revision.unwrap_or(profile.revision)
 }
