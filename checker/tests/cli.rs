@@ -282,8 +282,8 @@ fn mermaid_parse(markdown: &str) -> Vec<String> {
     // One folder per call: tests run in parallel, and `temp` empties its folder.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let dir = temp(&format!("mermaid-{n}"));
-    let file = dir.join("report.md");
+    let scratch = temp(&format!("mermaid-{n}"));
+    let file = scratch.join("report.md");
     std::fs::write(&file, markdown).unwrap();
     let out = std::process::Command::new("node").arg(dir.join("parse.mjs")).arg(&file).output().expect("node runs");
     let text = stdout(&out);
