@@ -9,8 +9,10 @@
 //!
 //! Layout: [`config`] (the parameters users choose), [`state`] (the compact state),
 //! [`action`] (the versioned action vocabulary a replayer implements), [`model`] (the
-//! transition rules), [`rules`] (which profile knob allows each step), [`property`],
-//! [`search`].
+//! transition rules), [`rules`] (which profile knob allows each step), [`property`] (every
+//! property in one place), [`explore`] and [`search`] (the searches), [`trace`] (trace files and
+//! their validation), [`catalogue`] (the scenarios and the default matrix), [`text`] (one-line
+//! error text); `named` holds the macro for named enums and `debug` the readable state.
 
 pub mod action;
 pub mod catalogue;
