@@ -11,7 +11,7 @@ use mcp_once_conformance::replay::observer::Observer;
 use mcp_once_conformance::replay::process::LaunchSpec;
 use mcp_once_conformance::replay::{replay, KeyAt, ReplayOptions, ReplayVerdict, Revision, Target};
 use mcp_once_model::search::check_property;
-use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::{
     Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
@@ -34,8 +34,7 @@ fn scenario_1() -> (TraceFile, Profile) {
     };
     let model = McpModel::new(config, profile.clone()).expect("applicable");
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
-    let itf = to_itf(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false);
-    (TraceFile::parse("scenario-1", &itf.to_string()).expect("trace parses"), profile)
+    (TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false), profile)
 }
 
 /// Open file descriptors of this process.
