@@ -1,8 +1,8 @@
 # Sourced by the scripts: the one cargo profile the tests and scripts build and run with, and
-# where its binaries are. `ci` (Cargo.toml) is the release profile with overflow checks and
-# debug assertions on, so that a wrapped u8 counter or a broken invariant fails a test instead
-# of passing silently. MCP_ONCE_PROFILE=release runs the same without the checks.
-profile=${MCP_ONCE_PROFILE:-ci}
+# where its binaries are. `release` (Cargo.toml) has overflow checks and debug assertions on in
+# mcp-once's own crates, so that a wrapped u8 counter or a broken invariant fails a test instead
+# of passing silently. MCP_ONCE_PROFILE=NAME builds and runs another profile.
+profile=${MCP_ONCE_PROFILE:-release}
 case $profile in
 dev) profile_dir=debug ;;
 *) profile_dir=$profile ;;
