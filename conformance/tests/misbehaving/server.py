@@ -33,6 +33,7 @@ HTTP faults (--port)
 """
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -228,7 +229,15 @@ class Handler(BaseHTTPRequestHandler):
 def http(args):
     Handler.fault = args.fault
     Handler.ledger = args.ledger
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    except OSError as e:
+        # The port was found free by the test and taken by another process before this bind:
+        # say so next to the state file, so that the test runs again on another port.
+        if e.errno == errno.EADDRINUSE and args.state != os.devnull:
+            with open(args.state + ".bind-conflict", "w") as f:
+                f.write(f"{args.port}\n")
+        raise
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     block_forever()
