@@ -10,7 +10,7 @@
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, ReplayVerdict as Verdict};
-use mcp_once_model::catalogue::RETRY_SCENARIOS;
+use mcp_once_model::catalogue::{Wanted, RETRY_SCENARIOS};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
 use mcp_once_testkit::process::assert_groups_gone;
@@ -97,7 +97,7 @@ fn kill_restart_reuses_request_id_1_on_both_lines() {
         ServerImpl::Plain,
         1,
         1,
-        false,
+        Wanted::Shortest,
     )
     .unwrap();
     let dir = temp("ids-restart");
@@ -120,7 +120,7 @@ fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation
         ServerImpl::Plain,
         1,
         0,
-        false,
+        Wanted::Shortest,
     )
     .unwrap();
     let dir = temp("python-cancel");
@@ -141,7 +141,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
             ServerImpl::KeyVolatile,
             1,
             1,
-            false,
+            Wanted::Shortest,
         )
         .unwrap();
         let (after_trace, _) = model_trace(
@@ -152,7 +152,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
             ServerImpl::KeyAfterEffect,
             1,
             1,
-            false,
+            Wanted::Shortest,
         )
         .unwrap();
         for (trace, trace_name) in [(&volatile_trace, "volatile-trace"), (&after_trace, "after-effect-trace")] {

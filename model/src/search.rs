@@ -163,6 +163,11 @@ pub fn shortest_to_effects(model: &McpModel, effects: u8) -> Option<Counterexamp
     run(model, Check::EffectsBelow(effects)).0
 }
 
+/// A shortest counterexample to `property` that passes through at least one server crash, if any.
+pub fn shortest_after_crash(model: &McpModel, property: PropertyKind) -> Option<Counterexample> {
+    run(model, Check::AfterCrash(property)).0
+}
+
 /// Find the worst case: the largest per-call effect count reachable, with a shortest path.
 pub fn worst_case(model: &McpModel) -> WorstCase {
     let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };

@@ -6,7 +6,7 @@
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
-use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Done, Sent, Stop};
+use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Commit, Done, Sent, Stop};
 use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::trace::TraceFile;
@@ -534,11 +534,13 @@ impl<'t> Driver<'t> {
         let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
         let (sent, baseline) = (&self.sent, self.baseline);
+        let last = self.trace.actions.iter().rev().find(|x| matches!(x, Action::ServerCommit { .. }));
+        let want = Commit { expected, violating: last == Some(&Action::ServerCommit { call: a.0, attempt: a.1 }) };
         let mut n = 0;
         let seen = self
             .session
             .wait_until(Instant::now() + bound, async |session| {
-                commit_seen(session, sent, baseline, a, &s, expected, &mut n).await.transpose()
+                commit_seen(session, sent, baseline, a, &s, want, &mut n).await.transpose()
             })
             .await;
         if let Some(done) = seen {

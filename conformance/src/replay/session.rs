@@ -46,7 +46,10 @@ pub struct Session {
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
+    /// The tool under test as `tools/list` gave it, once the server started.
+    pub tool: Option<Value>,
     started_once: bool,
+    starting: bool,
     last_logged: Option<f64>,
 }
 
@@ -82,7 +85,9 @@ impl Session {
             exited: None,
             housekeeping: 0,
             pace_args: false,
+            tool: None,
             started_once: false,
+            starting: false,
             last_logged: None,
         }
     }
@@ -99,7 +104,15 @@ impl Session {
 
     /// Start (or restart) the server and connect: spawn it, wait until it answers the
     /// handshake, and on the first start check the tool exists.
+    /// A protocol breach, an exit or a refused connection ends the start at once.
     pub async fn start(&mut self) -> Result<(), String> {
+        self.starting = true;
+        let started = self.start_now().await;
+        self.starting = false;
+        started
+    }
+
+    async fn start_now(&mut self) -> Result<(), String> {
         self.generation += 1;
         self.exited = None;
         let deadline = Instant::now() + self.opts.start_timeout;
@@ -242,6 +255,7 @@ impl Session {
             let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
             return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
         };
+        self.tool = Some(tool.clone());
         let props = tool.pointer("/inputSchema/properties");
         self.pace_args = self.opts.pace
             && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
@@ -279,6 +293,9 @@ impl Session {
                 }
                 if let Some(c) = s.closed.get(&gen) {
                     return Some(Err(s.with_garbage(c.clone())));
+                }
+                if s.starting && !s.garbage.is_empty() {
+                    return Some(Err(format!("{method}: no answer yet{}", s.breach_note())));
                 }
                 let why = s.check_exit()?;
                 Some(Err(s.with_garbage(format!("the server exited ({why})"))))
