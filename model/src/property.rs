@@ -61,16 +61,13 @@ pub enum Check {
     Property(PropertyKind),
     /// A state where one logical call has at least this many side effects.
     EffectsBelow(u8),
-    /// A counterexample to one property reached after at least one server crash (so that a
-    /// scenario named for a crash replays a trace that has one).
-    AfterCrash(PropertyKind),
 }
 
 impl Check {
     /// The name of the property stateright checks (a property's own name, or [`EFFECTS_BELOW`]).
     pub fn name(self) -> &'static str {
         match self {
-            Check::Property(p) | Check::AfterCrash(p) => p.as_str(),
+            Check::Property(p) => p.as_str(),
             Check::EffectsBelow(_) => EFFECTS_BELOW,
         }
     }
@@ -80,7 +77,6 @@ impl Check {
         match self {
             Check::Property(p) => p.holds(model, s),
             Check::EffectsBelow(k) => s.worst_effects() < k,
-            Check::AfterCrash(p) => s.server.crashes == 0 || p.holds(model, s),
         }
     }
 }

@@ -264,9 +264,10 @@ fn every_step_of_a_counterexample_carries_its_citations() {
 }
 
 /// Each scenario's check is named for its fault, so its trace must contain that fault: a crash
-/// scenario's trace has a `ServerCrash` on every transport (over HTTP a stream break alone is a
-/// shorter counterexample, and must not stand in for it), and the stream-break scenario has a
-/// `StreamBreak` and no crash.
+/// scenario's trace has a `ServerCrash` before its violating commit on every transport (over
+/// HTTP a stream break alone is a shorter counterexample, and must not stand in for it, nor a
+/// crash appended after the violation), and the stream-break scenario has a `StreamBreak` and no
+/// crash.
 #[test]
 fn every_catalogue_trace_has_the_fault_its_check_is_named_for() {
     use mcp_once_model::catalogue::{KEYED_RETRY, PROBE_SCENARIOS};
@@ -284,12 +285,11 @@ fn every_catalogue_trace_has_the_fault_its_check_is_named_for() {
                     assert!(has("StreamBreak"), "{label}: {:?}", trace.actions);
                 }
                 if scenario.needs_crash {
-                    // Shortest among the counterexamples with a crash (an independent search).
-                    let model =
-                        McpModel::new(scenario.config(&profile.name, transport, server), profile.clone()).unwrap();
-                    let bad = |s: &State| s.server.crashes > 0 && !AtMostOnce.holds(&model, s);
-                    let shortest = mcp_once_model::search::shortest_path_len(&model, bad);
-                    assert_eq!(Some(trace.actions.len()), shortest, "{label}");
+                    // The crash comes before the violating commit (the last step), not after it.
+                    let crash = trace.actions.iter().position(|a| a.name() == "ServerCrash").unwrap();
+                    assert!(crash + 1 < trace.actions.len(), "{label}: {:?}", trace.actions);
+                    assert_eq!(trace.actions.last().map(|a| a.name()), Some("ServerCommit"), "{label}");
+                    assert!(!has("StreamBreak"), "{label}: the client learns of the crash itself");
                 }
                 checked += 1;
             }

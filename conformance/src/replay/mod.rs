@@ -17,6 +17,7 @@ pub mod driver;
 pub mod evidence;
 pub mod frame;
 pub mod key_checks;
+pub mod message;
 pub mod observer;
 pub mod pacing;
 pub mod preflight;
@@ -26,6 +27,7 @@ pub mod run;
 pub mod sdk_fixtures;
 pub mod session;
 pub mod step;
+pub mod tracer;
 pub mod types;
 pub mod wire;
 
