@@ -202,8 +202,9 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
     (v, records)
 }
 
-/// Probe the server with `fault`: no check may pass; each is a WARNING (`Not testable: …`) or
-/// a FAILURE, one of them names every word of `words`; bounds held, no process left.
+/// Probe the server with `fault`: no check may pass; each is untestable (a FAILURE whose message
+/// is `Not testable: …`, `details.untestable`, as the conformance suite reports it), one of them
+/// names every word of `words`; bounds held, no process left.
 fn probe(fault: &str, words: &[&str]) {
     probe_at(R2025, fault, words)
 }
@@ -220,7 +221,7 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
     assert!(!checks.is_empty());
     for c in checks {
         let msg = c["errorMessage"].as_str().unwrap_or("");
-        assert_eq!(c["status"], "WARNING", "{name}: {} is {} ({msg})", c["id"], c["status"]);
+        assert_eq!(c["status"], "FAILURE", "{name}: {} is {} ({msg})", c["id"], c["status"]);
         assert!(msg.starts_with("Not testable: ") && c["details"]["untestable"] == true, "{name}: {c}");
     }
     assert!(
@@ -236,7 +237,7 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
     assert!(wall < limit, "{name}: took {wall:?} for {runs} runs, over the sanity limit {limit:?}");
     let groups = assert_groups_gone(&records, &name);
     eprintln!(
-        "FIGURE probe {name}: {} checks WARNING, {runs} runs in {} ms, {groups} process group(s) started, 0 left",
+        "FIGURE probe {name}: {} checks not testable, {runs} runs in {} ms, {groups} process group(s) started, 0 left",
         checks.len(),
         wall.as_millis()
     );
@@ -446,4 +447,37 @@ fn http_connection_reset_under_2026_07_28() {
 fn http_sse_stream_that_never_answers_under_2026_07_28() {
     replay_at(R2026, "http-sse-forever", Trace::Timeout, &["inconclusive"], &["no effect and no answer"]);
     probe_at(R2026, "http-sse-forever", &["no effect and no answer"]);
+}
+
+/// A server that answers `initialize` with garbage ends the probe at once, with the runner's
+/// default bounds (a 20 s start bound): the breach ends that start, the preflight reports it,
+/// and no check starts the server again (exit 2 well under 30 s).
+#[test]
+fn garbage_at_initialize_ends_the_probe_at_once_with_default_bounds() {
+    let dir = temp("garbage-initialize-default-bounds");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let cmd = format!("python3 {} --fault garbage-initialize --ledger {}", server_py().display(), ledger.display());
+    let started = Instant::now();
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &cmd, "--args", r#"{"amount":42}"#])
+        .args(["--observe", &format!("ledger:{}", ledger.display()), "--evidence", evidence.to_str().unwrap()])
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let wall = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(wall < Duration::from_secs(30), "took {wall:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let pre = &checks[0];
+    assert_eq!(pre["id"], "mcp-once-preflight");
+    let msg = pre["errorMessage"].as_str().unwrap();
+    assert!(msg.contains("did not start") && msg.contains("broke the protocol"), "{msg}");
+    let records = jsonl::evidence_under(&evidence);
+    let starts = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").count();
+    assert_eq!(starts, 1, "one start, by the preflight");
+    assert_groups_gone(&records, "garbage-initialize");
+    eprintln!("FIGURE probe garbage-initialize (default bounds): exit 2 in {} ms", wall.as_millis());
 }

@@ -300,12 +300,15 @@ fn probe_json_has_the_conformance_suite_check_shape() {
             assert!(c[field].is_string(), "{field} in {c}");
         }
         assert!(["SUCCESS", "FAILURE", "WARNING"].contains(&c["status"].as_str().unwrap()));
+        assert_ne!(c["details"]["untestable"], true, "nothing is untestable on the fixture: {c}");
         assert!(c["details"].is_object());
         for r in c["specReferences"].as_array().unwrap() {
             assert!(r["id"].is_string() && r["url"].as_str().unwrap().starts_with("https://"), "{r}");
         }
     }
-    // Plain retries run twice on any server; the durable key store holds every SEP-3182 check.
+    // The preflight saw one call take one effect (plain and keyed); plain retries run twice on
+    // any server; the durable key store holds every SEP-3182 check.
+    assert_eq!(status("mcp-once-preflight"), "SUCCESS");
     assert_eq!(status("mcp-once-retry-after-timeout"), "FAILURE");
     assert_eq!(status("mcp-once-retry-after-restart"), "FAILURE");
     assert_eq!(status("mcp-once-framework-rerun"), "FAILURE");
@@ -353,4 +356,59 @@ fn probe_reports_a_volatile_key_store_that_loses_its_records_on_restart() {
         .contains("does not survive a restart"));
     assert_eq!(check("sep-3182-retry-with-key-after-restart")["status"], "FAILURE");
     assert_eq!(check("sep-3182-completed-key-replay")["status"], "SUCCESS");
+}
+
+/// A server that refuses every call (here: the fixture without its required `amount`) took no
+/// effect, so it has shown nothing about retries: the preflight says why, every check is
+/// untestable (never a SUCCESS), and the probe exits 2 at once, without replaying anything.
+#[test]
+fn a_server_that_refuses_every_call_gets_no_success() {
+    let dir = temp("probe-refuses");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &fixture(&ledger, ""), "--observe", &format!("ledger:{}", ledger.display())])
+        .args(["--evidence", evidence.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks[0]["id"], "mcp-once-preflight");
+    assert!(checks[0]["errorMessage"].as_str().unwrap().contains("was refused"), "{}", checks[0]);
+    assert_eq!(checks.len(), 4, "the preflight and the three stdio checks");
+    for c in checks {
+        assert_eq!((c["status"].as_str(), c["details"]["untestable"].as_bool()), (Some("FAILURE"), Some(true)), "{c}");
+        assert!(c["errorMessage"].as_str().unwrap().starts_with("Not testable: "), "{c}");
+    }
+    // Only the preflight ran: one server start, no replay.
+    let dirs: Vec<String> =
+        std::fs::read_dir(&evidence).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(dirs, ["mcp-once-preflight"]);
+}
+
+/// A stdio server that takes no delay arguments (the fixture with pacing off) still gets its
+/// crash point: strace holds the response's write, the kill lands after the effect and before
+/// the response, and the retry after the restart runs the call again. The evidence says how.
+#[test]
+fn a_crash_point_without_delay_arguments_is_made_by_holding_the_write() {
+    let dir = temp("probe-ptrace");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":7}"#, "--no-pace"])
+        .args(["--observe", &format!("ledger:{}", ledger.display()), "--checks", "mcp-once-retry-after-restart"])
+        .args(["--evidence", evidence.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "mcp-once-retry-after-restart").unwrap();
+    assert_eq!(check["status"], "FAILURE", "{check}");
+    assert_eq!(check["details"]["replays"][0]["observed_effects"], 2, "{check}");
+    let records = jsonl::evidence_under(&evidence);
+    let points: Vec<&Value> = records.iter().filter(|r| r["kind"] == "crashpoint").collect();
+    assert_eq!(points.len(), 1, "{points:?}");
+    assert_eq!((points[0]["method"].as_str(), points[0]["response_written"].as_bool()), (Some("ptrace"), Some(false)));
+    assert!(records.iter().any(|r| r["channel"] == "strace" && r["line"].as_str().unwrap().contains("write(1")));
 }

@@ -43,6 +43,8 @@ pub struct Scenario {
     pub needs_crash: bool,
     /// The transports the scenario exists on.
     pub transports: &'static [Transport],
+    /// What the check takes for granted about the server and the client, in plain words.
+    pub assumes: &'static str,
 }
 
 const BOTH: &[Transport] = &[Transport::Stdio, Transport::Http];
@@ -62,6 +64,7 @@ pub const TIMEOUT_CANCEL_RETRY: Scenario = Scenario {
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
     needs_crash: false,
     transports: BOTH,
+    assumes: "a tool that runs longer than the client's timeout: the runner times out at once, whatever the tool's real speed",
 };
 
 /// Scenario 2: the server is SIGKILLed after its effect, restarted, and the call retried.
@@ -79,6 +82,7 @@ pub const KILL_RESTART_RETRY: Scenario = Scenario {
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
     needs_crash: true,
     transports: BOTH,
+    assumes: "the server can die between its effect and its response; the runner makes that point (the tool's delay arguments, strace holding the response's write, or an emulated loss)",
 };
 
 /// Scenario 4: an agent framework re-runs the failed step (three attempts, as LangGraph's
@@ -97,6 +101,7 @@ pub const FRAMEWORK_RERUN: Scenario = Scenario {
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
     needs_crash: false,
     transports: BOTH,
+    assumes: "an agent framework that re-runs the whole failed step, as LangGraph's default RetryPolicy does (three attempts)",
 };
 
 /// SEP-3182: the call carries one idempotency key, and is retried after SIGKILL and restart;
@@ -116,6 +121,7 @@ pub const KEYED_RETRY: Scenario = Scenario {
     servers: &[ServerImpl::KeyVolatile, ServerImpl::KeyAfterEffect],
     needs_crash: true,
     transports: BOTH,
+    assumes: "a client that sends one idempotency key per logical call and retries with it after the server died between its effect and its response",
 };
 
 /// Streamable HTTP: the response stream breaks (no crash), and the client retries the call.
@@ -133,6 +139,7 @@ pub const STREAM_BREAK_RETRY: Scenario = Scenario {
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
     needs_crash: false,
     transports: &[Transport::Http],
+    assumes: "a response stream that breaks before its response while the server keeps running, and a client that retries on the break",
 };
 
 /// The three retry scenarios of the problem statement (scenario 3 is scenario 1 over HTTP).

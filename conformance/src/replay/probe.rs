@@ -119,6 +119,7 @@ async fn scenario_check(
     let details = json!({
         "untestable": status == Status::Untestable,
         "revision": options.revision.map(|r| r.as_str()),
+        "assumes": s.assumes,
         "replays": runs.iter().map(|r| json!({
             "trace": r.trace, "verdict": r.verdict, "expected_effects": r.expected_effects,
             "observed_effects": r.observed_effects, "reason": r.reason, "evidence": r.evidence,

@@ -12,6 +12,7 @@ no fault
 stdio faults
   exit-at-start        exit 3 before reading anything
   silent-initialize    read requests, never answer any (not even initialize)
+  garbage-initialize   answer initialize with a non-JSON line, then stay silent
   silent-call          answer the handshake and tools/list, never answer tools/call
   wrong-id             answer tools/call with an id the client never sent
   duplicate-id         answer tools/call twice with the same id (one write)
@@ -125,6 +126,10 @@ def stdio(args):
         except ValueError:
             continue
         if fault == "silent-initialize":
+            continue
+        if fault == "garbage-initialize":
+            out.write(b"Welcome! Server ready.\n")
+            out.flush()
             continue
         if req.get("method") != "tools/call":
             reply = answer(req)
