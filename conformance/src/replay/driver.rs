@@ -6,6 +6,7 @@
 mod crash_point;
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
+use crate::replay::message::Logical;
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
 use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Commit, Done, Sent, Stop};
@@ -327,7 +328,8 @@ impl<'t> Driver<'t> {
             .unwrap_or(0);
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
         self.arm_crash_point((call, attempt)).await;
-        let msg = self.session.call_message(&id, key.as_deref(), hold, stagger);
+        let tag = format!("{}-c{call}", self.nonce);
+        let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         self.session
             .send(&msg)
             .await

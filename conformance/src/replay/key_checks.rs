@@ -5,6 +5,7 @@
 
 use crate::replay::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
 use crate::replay::evidence::Evidence;
+use crate::replay::message::{call_args, Logical};
 use crate::replay::pacing::Hold;
 use crate::replay::preflight::{await_response, not_implemented, Preflight};
 use crate::replay::session::Session;
@@ -78,9 +79,10 @@ impl KeyProbe {
     ) -> Result<Value, String> {
         let id = json!(self.next_id);
         self.next_id += 1;
-        let mut msg = self.session.call_message(&id, Some(key), hold, std::time::Duration::ZERO);
+        let logical = Logical { key: Some(key), tag: key };
+        let mut msg = self.session.call_message(&id, logical, hold, std::time::Duration::ZERO);
         if let Some(a) = args {
-            let mut merged = a;
+            let mut merged = call_args(&a, logical);
             if let Some(Value::Object(orig)) = msg.pointer("/params/arguments") {
                 for (k, v) in orig {
                     if k.starts_with("delay_") || !merged.contains_key(k) {

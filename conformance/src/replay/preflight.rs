@@ -7,6 +7,7 @@
 //! keyed call, so that a server that only takes keyed calls can still have its keys checked.
 
 use crate::replay::evidence::Evidence;
+use crate::replay::message::Logical;
 use crate::replay::pacing::Hold;
 use crate::replay::session::Session;
 use crate::replay::step::{is_refusal, summarize};
@@ -74,7 +75,8 @@ pub async fn await_response(session: &mut Session, id: &Value) -> Result<Value, 
 /// observer by from `before`.
 async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f64) -> Result<(Value, i64), String> {
     let id = json!(id);
-    let msg = session.call_message(&id, key, Hold::default(), Duration::ZERO);
+    let tag = format!("mcp-once-{id}-{:x}", std::process::id());
+    let msg = session.call_message(&id, Logical { key, tag: &tag }, Hold::default(), Duration::ZERO);
     session.send(&msg).await?;
     let answer = await_response(session, &id).await?;
     let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;

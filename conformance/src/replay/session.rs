@@ -559,8 +559,8 @@ impl Session {
     }
 
     /// A `tools/call` of the tool under test (see [`message::tool_call`]).
-    pub fn call_message(&self, id: &Value, key: Option<&str>, hold: Hold, stagger: Duration) -> Value {
-        message::tool_call(&self.opts, self.revision, self.pace_args, id, key, hold, stagger)
+    pub fn call_message(&self, id: &Value, logical: message::Logical<'_>, hold: Hold, stagger: Duration) -> Value {
+        message::tool_call(&self.opts, self.revision, self.pace_args, id, logical, hold, stagger)
     }
 }
 
