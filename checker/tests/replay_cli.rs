@@ -385,6 +385,10 @@ fn a_server_that_refuses_every_call_gets_no_success() {
     let dirs: Vec<String> =
         std::fs::read_dir(&evidence).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(dirs, ["mcp-once-preflight"]);
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(evidence.join("mcp-once-preflight/result.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["id"], "mcp-once-preflight", "every evidence folder has its result.json");
 }
 
 /// A stdio server that takes no delay arguments (the fixture with pacing off) still gets its

@@ -191,7 +191,7 @@ pub fn shortest_after_crash(model: &McpModel, property: PropertyKind) -> Option<
             }
             let Some(next) = model.next_state(&s, a) else { continue };
             let now_crashed = crashed || a == Action::ServerCrash;
-            if !seen.insert((next.clone(), now_crashed), ()).is_none() {
+            if seen.insert((next.clone(), now_crashed), ()).is_some() {
                 continue;
             }
             let violated = !property.holds(model, &next);

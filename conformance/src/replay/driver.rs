@@ -33,6 +33,7 @@ pub struct Driver<'t> {
     sent: BTreeMap<AttemptId, Sent>,
     nonce: String,
     baseline: f64,
+    has_baseline: bool,
     pre_crash: Option<i64>,
     steps: Vec<StepRecord>,
     notes: Vec<String>,
@@ -75,6 +76,7 @@ impl<'t> Driver<'t> {
             sent: BTreeMap::new(),
             nonce,
             baseline: 0.0,
+            has_baseline: false,
             pre_crash: None,
             steps: Vec::new(),
             notes: Vec::new(),
@@ -94,6 +96,8 @@ impl<'t> Driver<'t> {
         let expected = self.path.last().map_or(0, expected_effects);
         let outcome = self.run_steps().await;
         let (verdict, reason, observed) = match outcome {
+            // Effects count from the baseline: none was taken if the server never started.
+            Err(s) if !self.has_baseline => (s.verdict, s.reason, None),
             Err(s) => (s.verdict, s.reason, self.effects_now().await.ok()),
             Ok(()) => match self.effects_now().await {
                 Err(e) => (ReplayVerdict::Inconclusive, format!("the observer could not tell at the end: {e}"), None),
@@ -122,11 +126,13 @@ impl<'t> Driver<'t> {
         let can_settle = self.session.opts.observer.outside_server();
         self.session.shutdown().await;
         // `not-reproduced` says the server behaved; one that broke JSON-RPC on the way (a
-        // duplicated response, an id never sent, non-JSON output) cannot support that. Its
-        // output has been read to the end by now (shutdown waits for it).
+        // duplicated response, an id never sent, non-JSON output) cannot support that, and a
+        // divergence names the breach first. Its output has been read to the end by now
+        // (shutdown waits for it).
         self.session.drain().await;
         let (verdict, reason) = match (verdict, self.session.garbage.first().cloned()) {
-            (ReplayVerdict::NotReproduced, Some(g)) => {
+            (ReplayVerdict::Diverged, Some(_)) if reason.contains("broke the protocol") => (verdict, reason),
+            (ReplayVerdict::NotReproduced | ReplayVerdict::Diverged, Some(g)) => {
                 (ReplayVerdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})"))
             }
             (ReplayVerdict::Confirmed, Some(g)) => {
@@ -201,6 +207,7 @@ impl<'t> Driver<'t> {
             self.session.read_stable().await.map_err(|e| {
                 stop(ReplayVerdict::Inconclusive, format!("the observer could not take a baseline: {e}"))
             })?;
+        self.has_baseline = true;
         self.session.evidence.record(Event::Baseline { reading: self.baseline });
         let needs_hold = self.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
@@ -494,6 +501,17 @@ impl<'t> Driver<'t> {
             return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
         }
         self.sent.get_mut(&a).expect("sent").stream_closed = true;
+        if !self.profile.knobs.http_disconnect_is_cancel.value {
+            // A disconnect is no cancellation here: nothing waits for the server to read it, so
+            // the stream is closed now (once the server has the request).
+            let s = self.attempt(a)?;
+            self.await_headers(a, &s).await?;
+            let open = self.session.close_stream(&s.id);
+            let how = if open { "closed now" } else { "closed now (it had already ended: the response was in)" };
+            return Ok(Done::driven(format!(
+                "the client's response stream breaks: {how}; under this revision a disconnect is not a cancellation"
+            )));
+        }
         self.deferred.push((a, Deferred::CloseStream));
         Ok(Done::driven("the client's response stream breaks; the server sees the connection close where the trace has it read the cancellation, or after the last step"))
     }
@@ -525,8 +543,16 @@ impl<'t> Driver<'t> {
         let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
         let (sent, baseline) = (&self.sent, self.baseline);
-        let last = self.trace.actions.iter().rev().find(|x| matches!(x, Action::ServerCommit { .. }));
-        let want = Commit { expected, violating: last == Some(&Action::ServerCommit { call: a.0, attempt: a.1 }) };
+        // The violating step: the first commit that takes a call past one effect (a worst-case
+        // trace goes on after it); that commit and any after it may be refused by a server
+        // that dedups, the ones before it must happen.
+        let first_double = self.path.iter().position(|st| st.ledger.iter().any(|n| *n >= 2));
+        let here = self.trace.actions.iter().position(|x| *x == Action::ServerCommit { call: a.0, attempt: a.1 });
+        let violating = match (here, first_double) {
+            (Some(i), Some(v)) => i + 1 >= v,
+            _ => true,
+        };
+        let want = Commit { expected, violating };
         let mut n = 0;
         let seen = self
             .session

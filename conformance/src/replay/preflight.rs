@@ -62,23 +62,36 @@ pub async fn await_response(session: &mut Session, id: &Value) -> Result<Value, 
                 return Some(Ok(r.clone()));
             }
             if let Some(f) = s.failure_for(gen, id) {
-                return Some(Err(format!("request {id} failed: {f}")));
+                return Some(Err(format!("the request failed: {f}")));
             }
             let c = s.closed(gen)?;
-            Some(Err(format!("request {id}: {c}")))
+            Some(Err(format!("{c}{}", s.breach_note())))
         })
         .await;
-    seen.unwrap_or_else(|| Err(format!("no response to request {id} within the bound{}", session.breach_note())))
+    let ms = (session.opts.step_timeout + session.opts.window * 2).as_millis();
+    seen.unwrap_or_else(|| Err(format!("no answer within {ms} ms{}", session.breach_note())))
 }
 
 /// One call of the tool (with `key`, if given), its answer, and the effects it moved the
 /// observer by from `before`.
 async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f64) -> Result<(Value, i64), String> {
+    let tag = format!("{id}-{:x}", std::process::id());
     let id = json!(id);
-    let tag = format!("mcp-once-{id}-{:x}", std::process::id());
     let msg = session.call_message(&id, Logical { key, tag: &tag }, Hold::default(), Duration::ZERO);
     session.send(&msg).await?;
-    let answer = await_response(session, &id).await?;
+    let answer = match await_response(session, &id).await {
+        Ok(a) => a,
+        Err(e) => {
+            let reading = session.read_stable().await.ok();
+            let moved = reading.and_then(|r| session.opts.observer.effects(before, r).ok());
+            let effect = match moved {
+                Some(0) => "no effect".to_string(),
+                Some(n) => format!("{n} effect(s)"),
+                None => "an effect the observer could not read".to_string(),
+            };
+            return Err(format!("one call of the tool with the given arguments: {effect} and {e}"));
+        }
+    };
     let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
     let moved = session.opts.observer.effects(before, after)?;
     Ok((answer, moved))
@@ -122,7 +135,8 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
     let baseline = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
     findings.push(format!("the observer reads {baseline} (two readings agree)"));
     let (answer, moved) = one_call(session, "mcp-once-preflight-plain", None, baseline).await?;
-    let keyless = judge("one plain call of the tool with the given arguments", &answer, moved);
+    let keyless = judge("one plain call of the tool with the given arguments", &answer, moved)
+        .map_err(|e| format!("{e}{}", session.breach_note()));
     findings.push(match &keyless {
         Ok(()) => format!("one plain call took exactly one effect (answer {})", summarize(&answer)),
         Err(e) => e.clone(),
@@ -138,6 +152,7 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
                 let key = format!("mcp-once-preflight-{:x}", std::process::id());
                 let (answer, moved) = one_call(session, "mcp-once-preflight-keyed", Some(&key), before).await?;
                 judge("one call carrying a fresh idempotency key", &answer, moved)
+                    .map_err(|e| format!("{e}{}", session.breach_note()))
             }
         };
         findings.push(match &outcome {

@@ -11,7 +11,9 @@ use crate::replay::driver::replay;
 use crate::replay::evidence::Evidence;
 use crate::replay::key_checks::{key_checks, KEY_CHECKS};
 use crate::replay::preflight::{not_implemented, preflight, Preflight};
-use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
+use crate::replay::types::{
+    revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision, RESULT_FILE,
+};
 use mcp_once_model::catalogue::{Scenario, KEYED_RETRY, PROBE_SCENARIOS};
 use mcp_once_model::rules;
 use mcp_once_model::trace::TraceFile;
@@ -160,6 +162,17 @@ fn preflight_record(outcome: &Result<Preflight, String>) -> CheckRecord {
     }
 }
 
+/// A check that ran on a server of its own (the preflight, a key check) leaves its record as the
+/// `result.json` of its evidence folder, as every replay does.
+fn save_record(options: &ReplayOptions, record: &CheckRecord) {
+    let Some(dir) = options.evidence_dir.as_ref().map(|d| d.join(&record.id)) else { return };
+    if dir.is_dir() {
+        if let Ok(text) = serde_json::to_string_pretty(record) {
+            let _ = std::fs::write(dir.join(RESULT_FILE), text + "\n");
+        }
+    }
+}
+
 /// The preflight check's id.
 pub const PREFLIGHT_ID: &str = "mcp-once-preflight";
 
@@ -200,6 +213,7 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String])
     let evidence = evidence_for(&opts, PREFLIGHT_ID)?;
     let pre = preflight(&opts, revision, evidence, key_checks_on).await;
     let mut out = vec![preflight_record(&pre)];
+    save_record(&opts, &out[0]);
     let Ok(pre) = pre else { return Ok(out) };
     for s in PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport) && wanted(s.check_id)) {
         out.push(scenario_check(s, &profile, &opts, &pre.keyless).await);
@@ -210,7 +224,10 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String])
             let sep = Profile::load("sep-3182").map_err(|e| e.to_string())?;
             out.push(scenario_check(&KEYED_RETRY, &sep, &opts, &keyed).await);
         }
-        out.extend(key_checks(&opts, revision, &pre, &wanted).await);
+        for record in key_checks(&opts, revision, &pre, &wanted).await {
+            save_record(&opts, &record);
+            out.push(record);
+        }
     }
     Ok(out)
 }

@@ -18,8 +18,6 @@ use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
-/// Name the runner gives itself in `clientInfo`.
-
 /// A live connection to the server under test, with everything it has said so far.
 pub struct Session {
     /// The options.

@@ -103,12 +103,12 @@ pub fn answer(sent: &BTreeMap<AttemptId, Sent>, session: &Session, a: AttemptId)
 }
 
 /// The commit a driver awaits: the effects the trace has once it is done, and whether it is the
-/// trace's violating step (its last commit).
+/// trace's violating step (the first commit that takes a call past one effect) or after it.
 #[derive(Clone, Copy, Debug)]
 pub struct Commit {
     /// Effects of the trace once this commit is done.
     pub expected: u64,
-    /// Whether this is the commit that violates the property (the trace's last commit).
+    /// Whether this is the commit that violates the property, or one after it.
     pub violating: bool,
 }
 
