@@ -126,8 +126,10 @@ pub struct TargetArgs {
     /// (replay default: params; probe: given = also run the SEP-3182 key checks).
     #[arg(long, value_parser = parse::<KeyAt>)]
     pub key_at: Option<KeyAt>,
-    /// How effects are counted: ledger:PATH, cmd:"CMD" (prints a number) or
-    /// tool:NAME[:/json/pointer|:re:REGEX] (a tool on the server; default pointer /count).
+    /// How effects are counted: ledger:PATH (JSON lines), cmd:"CMD" (prints a number; split
+    /// into argv with no shell, so no pipes or `<`), sh:"SCRIPT" (the same through `sh -c`,
+    /// e.g. sh:"wc -l < outbox.txt") or tool:NAME[:/json/pointer|:re:REGEX] (a tool on the
+    /// server; default pointer /count).
     #[arg(long, value_name = "OBSERVER")]
     observe: String,
     /// ledger: count only lines whose FIELD equals the JSON value.

@@ -1,31 +1,26 @@
 //! The `mcp-once` binary, run as a user runs it, on real files.
 
-use assert_cmd::Command;
-use serde_json::Value;
-use std::path::PathBuf;
+use mcp_once_testkit::stdio::Peer;
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-fn mcp_once() -> Command {
-    Command::cargo_bin("mcp-once").unwrap()
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-once-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> Scratch {
+    scratch!("cli", name)
 }
 
 fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
+    text(&out.stdout)
 }
 
 fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
+    text(&out.stderr)
 }
 
 /// Check at-most-once under 2025-11-25 with `args`, writing traces to `dir`; the trace file.
-fn at_most_once_trace(dir: &std::path::Path, args: &[&str]) -> PathBuf {
-    let out = mcp_once()
+fn at_most_once_trace(dir: &Path, args: &[&str]) -> PathBuf {
+    let out = mcp_once!()
         .args(["check", "--profile", "mcp-2025-11-25", "--property", "at-most-once"])
         .args(args)
         .arg("--out")
@@ -39,7 +34,7 @@ fn at_most_once_trace(dir: &std::path::Path, args: &[&str]) -> PathBuf {
 
 #[test]
 fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
-    let out = mcp_once().arg("check").output().unwrap();
+    let out = mcp_once!().arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "violations found: exit 1; stderr: {}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("default matrix: 336 cells (256 checked, 80 not applicable)"), "{text}");
@@ -50,13 +45,42 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     assert!(safe_line.contains("exactly-once holds"), "{safe_line}");
     // No plain server with a retrying client is listed as safe.
     assert!(!text.lines().any(|l| l.contains(" plain ") && l.contains("retry-on-timeout")), "{text}");
-    assert!(text.contains("summary: 256 cells checked; every checked property holds in 0; at-most-once holds in 57; worst case 3 effects"), "{text}");
+    // The cells where at-most-once holds, derived: a client that never retries sends one
+    // attempt, so nothing can run twice: every applicable no-retry cell, 2 transports x (4
+    // servers under mcp-2025-11-25 + 4 under mcp-2026-07-28, which define no key, + 8 under
+    // sep-3182 and 8 under outcome-query, which add the 4 key stores) = 48. A retrying client
+    // is safe only where a retry can never run again what ran: SEP-3182's durable store with
+    // one key per logical call (a per-step key is new on every framework re-run), under each
+    // of the 4 retrying policies, 2 transports x 4 = 8; and outcome-query's durable store with
+    // retry-on-disconnect on stdio alone: the status query does not deduplicate, but a stdio
+    // disconnect is the server process ending, so the first attempt can no longer commit once
+    // the query answers "unknown" (a timeout, or an HTTP stream break, leaves it running) = 1.
+    let derived = 2 * (4 + 4 + 8 + 8) + 2 * 4 + 1;
+    let listed: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("cells where at-most-once holds"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().take(5).collect())
+        .collect();
+    for cell in &listed {
+        let [profile, transport, client, key, server] = cell[..] else { panic!("not a cell line: {cell:?}") };
+        let safe = client == "no-retry"
+            || (profile == "sep-3182" && key == "per-call" && server == "key-durable")
+            || (profile, transport, client, server) == ("outcome-query", "stdio", "retry-on-disconnect", "key-durable");
+        assert!(safe, "at-most-once holds in a cell the derivation does not name: {cell:?}");
+    }
+    assert_eq!(listed.len(), derived, "{text}");
+    let summary = format!(
+        "summary: 256 cells checked; every checked property holds in 0; at-most-once holds in {derived}; worst case 3 effects"
+    );
+    assert!(text.contains(&summary), "{text}");
 }
 
 #[test]
 fn check_json_reports_every_property_with_trace_files_that_validate() {
     let dir = temp("json");
-    let out = mcp_once()
+    let out = mcp_once!()
         .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-disconnect"])
         .args(["--server", "plain", "--calls", "1", "--retries", "1", "--crashes", "1", "--format", "json", "--out"])
         .arg(&dir)
@@ -79,7 +103,7 @@ fn check_json_reports_every_property_with_trace_files_that_validate() {
     assert_eq!(results[2]["verdict"], "holds");
     assert!(results[2].get("trace").is_none());
     for f in [amo["trace"]["file"].as_str().unwrap(), v["worst_trace"].as_str().unwrap()] {
-        let ok = mcp_once().args(["check", "--trace", f]).output().unwrap();
+        let ok = mcp_once!().args(["check", "--trace", f]).output().unwrap();
         assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
         assert!(stdout(&ok).contains("valid"), "{}", stdout(&ok));
     }
@@ -89,8 +113,8 @@ fn check_json_reports_every_property_with_trace_files_that_validate() {
     assert_eq!(doc["#meta"]["vocabulary"], "mcp-once-actions/v1");
     assert_eq!(doc["#meta"]["minimal"], true);
     assert_eq!(doc["states"][0]["mbt::actionTaken"]["tag"], "init");
-    assert_eq!(doc["states"][4]["mbt::actionTaken"], serde_json::json!({"tag": "ServerCrash", "value": {"#tup": []}}));
-    assert_eq!(doc["states"][7]["mbt::actionTaken"]["value"], serde_json::json!({"call": 0, "attempt": 1}));
+    assert_eq!(doc["states"][4]["mbt::actionTaken"], json!({"tag": "ServerCrash", "value": {"#tup": []}}));
+    assert_eq!(doc["states"][7]["mbt::actionTaken"]["value"], json!({"call": 0, "attempt": 1}));
     assert_eq!(doc["states"][6]["#meta"]["rules"][0]["knob"], "stdio_restart");
 }
 
@@ -100,17 +124,16 @@ fn a_corrupt_trace_is_rejected_with_its_step_and_reason() {
     let file = at_most_once_trace(&dir, &["--client", "retry-on-timeout", "--crashes", "0"]);
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     // Step 5 claims the server read the retry before the first request: not possible on stdio.
-    doc["states"][5]["mbt::actionTaken"] =
-        serde_json::json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
+    doc["states"][5]["mbt::actionTaken"] = json!({"tag": "ServerReceive", "value": {"call": 0, "attempt": 1}});
     let bad = dir.join("edited.itf.json");
     std::fs::write(&bad, doc.to_string()).unwrap();
-    let out = mcp_once().args(["check", "--trace"]).arg(&bad).output().unwrap();
+    let out = mcp_once!().args(["check", "--trace"]).arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("step 5") && err.contains("ServerReceive(call 0, attempt 1) is not possible here"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     std::fs::write(&bad, "{ not json").unwrap();
-    let out = mcp_once().args(["check", "--trace"]).arg(&bad).output().unwrap();
+    let out = mcp_once!().args(["check", "--trace"]).arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not JSON"));
 }
@@ -120,7 +143,7 @@ fn a_malformed_profile_is_rejected_with_file_and_line() {
     let dir = temp("profile");
     let path = dir.join("mine.toml");
     std::fs::write(&path, "name = \"mine\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"mcp-2026-07-28\"\n[knobs.request_id_scope]\nvalue = \"forever\"\n").unwrap();
-    let out = mcp_once().args(["check", "--profile"]).arg(&path).output().unwrap();
+    let out = mcp_once!().args(["check", "--profile"]).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains(&format!("{}:7:9: unknown variant `forever`", path.display())), "{err}");
@@ -136,10 +159,10 @@ fn a_proposal_file_is_checked_like_a_builtin() {
         "name = \"atomic-keys\"\ntitle = \"SEP-3182 with the record atomic with the effect\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_crash_window]\nvalue = \"closed\"\n[knobs.idempotency_crash_window.cite]\n{cite}"
     )).unwrap();
     let out =
-        mcp_once().args(["check", "--profile"]).arg(&path).args(["--server", "key-after-effect"]).output().unwrap();
+        mcp_once!().args(["check", "--profile"]).arg(&path).args(["--server", "key-after-effect"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "key-after-effect is outside this proposal");
     assert!(stderr(&out).contains("requires the key record to be atomic"), "{}", stderr(&out));
-    let out = mcp_once()
+    let out = mcp_once!()
         .args(["check", "--profile"])
         .arg(&path)
         .args(["--server", "key-durable", "--client", "retry-any", "--property", "at-most-once"])
@@ -151,7 +174,7 @@ fn a_proposal_file_is_checked_like_a_builtin() {
 
 #[test]
 fn matrix_json_lists_every_cell_of_a_profile() {
-    let out = mcp_once().args(["matrix", "--profile", "mcp-2026-07-28", "--format", "json"]).output().unwrap();
+    let out = mcp_once!().args(["matrix", "--profile", "mcp-2026-07-28", "--format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let cells = v["cells"].as_array().unwrap();
@@ -163,17 +186,17 @@ fn matrix_json_lists_every_cell_of_a_profile() {
 
 #[test]
 fn unknown_names_are_rejected_with_the_choices() {
-    let out = mcp_once().args(["check", "--server", "magic"]).output().unwrap();
+    let out = mcp_once!().args(["check", "--server", "magic"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("key-durable"), "{}", stderr(&out));
-    let out = mcp_once().args(["check", "--profile", "mcp-1999"]).output().unwrap();
+    let out = mcp_once!().args(["check", "--profile", "mcp-1999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown profile `mcp-1999`"));
 }
 
 #[test]
 fn profiles_shows_each_knob_with_its_citation() {
-    let out = mcp_once().args(["profiles", "sep-3182"]).output().unwrap();
+    let out = mcp_once!().args(["profiles", "sep-3182"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     assert!(text.contains("idempotency_key = params   (set by sep-3182)"), "{text}");
@@ -183,7 +206,7 @@ fn profiles_shows_each_knob_with_its_citation() {
 
 #[test]
 fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
-    let out = mcp_once().args(["diff", "mcp-2026-07-28", "sep-3182", "--format", "json"]).output().unwrap();
+    let out = mcp_once!().args(["diff", "mcp-2026-07-28", "sep-3182", "--format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "cells change: exit 1; {}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let changed = v["changed"].as_array().unwrap();
@@ -206,7 +229,7 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
         .unwrap();
     assert_eq!(durable_retry_any["after"]["results"][0]["verdict"], "holds");
     // A profile against itself changes nothing: exit 0.
-    let out = mcp_once().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
+    let out = mcp_once!().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("0 of the matrix's cells change"));
 }
@@ -215,7 +238,7 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
 fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
     let dir = temp("explain");
     let file = at_most_once_trace(&dir, &["--client", "retry-on-disconnect", "--crashes", "1"]);
-    let out = mcp_once().arg("explain").arg(&file).output().unwrap();
+    let out = mcp_once!().arg("explain").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
     assert!(md.starts_with("## `at-most-once` violated"), "{md}");
@@ -259,7 +282,8 @@ fn mermaid_parse(markdown: &str) -> Vec<String> {
     // One folder per call: tests run in parallel, and `temp` empties its folder.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let file = temp(&format!("mermaid-{n}")).join("report.md");
+    let scratch = temp(&format!("mermaid-{n}"));
+    let file = scratch.join("report.md");
     std::fs::write(&file, markdown).unwrap();
     let out = std::process::Command::new("node").arg(dir.join("parse.mjs")).arg(&file).output().expect("node runs");
     let text = stdout(&out);
@@ -270,7 +294,7 @@ fn mermaid_parse(markdown: &str) -> Vec<String> {
 #[test]
 fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
     let dir = temp("explain-all");
-    let out = mcp_once()
+    let out = mcp_once!()
         .args(["matrix", "--profile", "sep-3182", "--profile", "outcome-query", "--out"])
         .arg(&dir)
         .output()
@@ -281,7 +305,7 @@ fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
     let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(files.len() > 200, "{} traces", files.len());
     for f in &files {
-        let out = mcp_once().arg("explain").arg(f).output().unwrap();
+        let out = mcp_once!().arg("explain").arg(f).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}: {}", f.display(), stderr(&out));
         let md = stdout(&out);
         for kind in ["StreamBreak", "ServerCrash", "KeyExpires", "ClientQueryOutcome", "FrameworkRetry", "ClientCancel"]
@@ -298,88 +322,40 @@ fn every_trace_of_two_profiles_explains_to_mermaid_that_parses() {
     assert!(parsed.iter().all(|l| l == "ok sequence"));
 }
 
-/// Kills and reaps a child process however the test ends.
-struct Reap(std::process::Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn fixture_runs_the_rust_ledger_server_over_stdio() {
-    use std::io::{BufRead, Write};
-    use std::process::Stdio;
-    use std::time::Duration;
     let dir = temp("fixture");
-    let ledger = dir.join("ledger.jsonl");
-    let mut child = Reap(
-        std::process::Command::new(env!("CARGO_BIN_EXE_mcp-once"))
-            .args(["fixture", "--sdk", "rust", "--transport", "stdio", "--variant", "key-durable", "--ledger"])
-            .arg(&ledger)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stdin = child.0.stdin.take().unwrap();
-    let mut send = |frame: serde_json::Value| writeln!(stdin, "{frame}").unwrap();
-    let reply_to = |id: u64| -> Value {
-        loop {
-            let line = rx.recv_timeout(Duration::from_secs(20)).expect("a frame within 20 s");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == id {
-                return v;
-            }
-        }
-    };
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cli-test", "version": "0"}}}));
-    assert!(reply_to(1)["result"]["serverInfo"].is_object());
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let ledger = dir.ledger();
+    let argv: Vec<String> = [env!("CARGO_BIN_EXE_mcp-once"), "fixture", "--sdk", "rust", "--transport", "stdio"]
+        .into_iter()
+        .map(String::from)
+        .chain(["--variant".into(), "key-durable".into(), "--ledger".into(), ledger.display().to_string()])
+        .collect();
+    let mut server = Peer::spawn(&argv, Duration::from_secs(20));
+    assert!(server.initialize("cli-test")["result"]["serverInfo"].is_object());
     for id in [7, 8] {
-        send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "charge", "arguments": {"amount": 42, "currency": "usd"}, "idempotencyKey": "k-1"}}));
-        let reply = reply_to(id);
+        let reply = server.request(
+            json!(id),
+            "tools/call",
+            json!({"name": "charge", "arguments": {"amount": 42, "currency": "usd"}, "idempotencyKey": "k-1"}),
+        );
         assert!(reply["result"]["content"][0]["text"].as_str().unwrap().contains("charged 42"), "{reply}");
     }
-    drop(stdin);
-    let lines: Vec<Value> =
-        std::fs::read_to_string(&ledger).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    server.close_stdin();
+    let lines = jsonl::read(&ledger);
     assert_eq!(lines.len(), 1, "the durable key store runs the repeated key once: {lines:?}");
     assert_eq!(lines[0]["request_id"], 7);
     assert_eq!(lines[0]["idempotency_key"], "k-1");
     assert_eq!(lines[0]["sdk"], "rust");
-    // Standard input closed: the server exits by itself. Its stdout closing ends the reader
-    // thread, which disconnects the channel: that is the event waited for, with a bound.
-    loop {
-        match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(_) => continue,
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                panic!("fixture did not exit within 20 s after stdin closed")
-            }
-        }
-    }
-    assert!(child.0.wait().unwrap().success());
+    // Standard input closed: the server exits by itself, closing its stdout (bounded waits).
+    server.await_stdout_closed();
+    assert!(server.wait_exit().success());
 }
 
 #[test]
 fn bench_quick_prints_every_part_in_json() {
     // Shape only: benchmarks are not timed tests.
-    let out = mcp_once().args(["bench", "--quick", "--format", "json"]).output().unwrap();
+    let out = mcp_once!().args(["bench", "--quick", "--format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(v["machine"]["cpus"].as_u64().unwrap() >= 1);
@@ -397,6 +373,6 @@ fn bench_quick_prints_every_part_in_json() {
         "--quick skips the replay part: {}",
         v["replay"]
     );
-    let text = mcp_once().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
+    let text = mcp_once!().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
     assert!(stdout(&text).contains("B/state"), "{}", stdout(&text));
 }

@@ -5,12 +5,13 @@
 //! handshake and HTTP faults are run again with the runner at 2026-07-28 (`server/discover`),
 //! against servers that speak only 2025-11-25 or do not list 2026-07-28.
 //!
-//! For each: the run ends within a sanity limit derived from its bounds, with `diverged` or
-//! `inconclusive` (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
+//! For each: the run ends within a sanity limit derived from its bounds, with one verdict,
+//! `diverged` or `inconclusive`, pinned per fault (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
 //! group left behind (checked against every `process start` pid in the evidence log). The
 //! ledger the observer reads is one the broken server never writes (or writes one line).
 
-use assert_cmd::Command;
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,23 +22,12 @@ const START_MS: u64 = 3000;
 /// The runner's SIGTERM grace before SIGKILL when it stops a server (`--stop-grace-ms`).
 const GRACE_MS: u64 = 1000;
 
+fn temp(name: &str) -> Scratch {
+    scratch!("misbehaving", name)
+}
+
 fn server_py() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/tests/misbehaving/server.py")
-}
-
-fn mcp_once() -> Command {
-    Command::cargo_bin("mcp-once").unwrap()
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("misbehaving").join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Which model trace to replay.
@@ -81,7 +71,7 @@ fn trace(dir: &Path, which: Trace, transport: &str, rev: Revisions) -> PathBuf {
         Trace::Timeout => args.extend(["--client", "retry-on-timeout"]),
         Trace::Restart => args.extend(["--client", "retry-on-disconnect", "--crashes", "1"]),
     }
-    let out = mcp_once().args(&args).arg("--out").arg(dir).output().unwrap();
+    let out = mcp_once!().args(&args).arg("--out").arg(dir).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     std::fs::read_dir(dir)
         .unwrap()
@@ -137,50 +127,40 @@ fn is_http(fault: &str) -> bool {
     fault.starts_with("http-") || fault.ends_with("-over-http")
 }
 
-/// Every `evidence.jsonl` under `dir` (a probe writes one per run), parsed.
-fn evidence_records(dir: &Path) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n == "evidence.jsonl") {
-                out.extend(
-                    std::fs::read_to_string(&p)
-                        .unwrap()
-                        .lines()
-                        .map(|l| serde_json::from_str::<Value>(l).expect("evidence lines are JSON")),
-                );
-            }
-        }
-    }
-    out
-}
-
-/// Every process group the evidence says was started is gone; returns how many there were.
-fn assert_groups_gone(records: &[Value], what: &str) -> usize {
-    let pids: Vec<i32> = records
-        .iter()
-        .filter(|r| r["kind"] == "process" && r["event"] == "start")
-        .map(|r| r["pid"].as_i64().unwrap() as i32)
-        .collect();
-    assert!(!pids.is_empty(), "{what}: no process start in the evidence");
-    for pid in &pids {
-        assert!(
-            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*pid), None).is_err(),
-            "{what}: process group {pid} outlived the runner"
-        );
-    }
-    pids.len()
-}
-
 /// A replay's sanity limit: its bounds (starts, one step, the stop grace), times 3, plus 10 s.
 /// Only a limit against hangs, far from what a run takes, so it cannot make the test flaky.
 fn sanity_limit(starts: u64) -> Duration {
     let bound = starts * START_MS + 2 * STEP_MS + GRACE_MS;
     Duration::from_millis(bound * 3 + 10_000)
+}
+
+/// Run `mcp-once` (`command` adds `replay TRACE` or `probe`) against the server with `fault`,
+/// evidence in `evidence`, JSON out; the output and the wall time. An HTTP server must bind the
+/// port the runner is given in `--http URL`, found free just before: should another process
+/// take it in between, the server records a bind conflict next to its state file and exits, and
+/// the run is repeated on a new port (at most 5 runs in all).
+fn run(
+    fault: &str,
+    dir: &Path,
+    rev: Revisions,
+    evidence: &Path,
+    limit: Duration,
+    command: impl Fn(&mut assert_cmd::Command) -> &mut assert_cmd::Command,
+) -> (std::process::Output, Duration) {
+    let conflict = dir.join("starts.txt.bind-conflict");
+    for _ in 0..5 {
+        let _ = std::fs::remove_dir_all(evidence);
+        let started = Instant::now();
+        let mut cmd = mcp_once!();
+        command(&mut cmd).args(target(fault, dir, rev)).arg("--evidence").arg(evidence);
+        let out = cmd.args(["--format", "json"]).timeout(limit).output().unwrap();
+        let wall = started.elapsed();
+        if std::fs::remove_file(&conflict).is_err() {
+            return (out, wall);
+        }
+        eprintln!("{fault}: the HTTP port was taken before the server bound it; running again on another");
+    }
+    panic!("{fault}: 5 runs in a row lost their HTTP port to another process")
 }
 
 /// Replay `which` against the server with `fault`; assert the verdict is one of `verdicts`, the
@@ -197,18 +177,7 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
     let transport = if is_http(fault) { "http" } else { "stdio" };
     let t = trace(&dir, which, transport, rev);
     let evidence = dir.join("evidence");
-    let started = Instant::now();
-    let out = mcp_once()
-        .arg("replay")
-        .arg(&t)
-        .args(target(fault, &dir, rev))
-        .arg("--evidence")
-        .arg(&evidence)
-        .args(["--format", "json"])
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    let wall = started.elapsed();
+    let (out, wall) = run(fault, &dir, rev, &evidence, Duration::from_secs(300), |c| c.arg("replay").arg(&t));
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{name}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let reason = v["reason"].as_str().unwrap();
@@ -223,7 +192,7 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
         Trace::Restart => 2,
     };
     assert!(wall < sanity_limit(starts), "{name}: took {wall:?}, over the sanity limit {:?}", sanity_limit(starts));
-    let records = evidence_records(&evidence);
+    let records = jsonl::evidence_under(&evidence);
     let groups = assert_groups_gone(&records, &name);
     eprintln!(
         "FIGURE replay {name}: {} in {} ms, {groups} process group(s) started, 0 left: {reason}",
@@ -233,8 +202,9 @@ fn replay_at(rev: Revisions, fault: &str, which: Trace, verdicts: &[&str], words
     (v, records)
 }
 
-/// Probe the server with `fault`: no check may pass; each is a WARNING (`Not testable: …`) or
-/// a FAILURE, one of them names every word of `words`; bounds held, no process left.
+/// Probe the server with `fault`: no check may pass; each is untestable (a FAILURE whose message
+/// is `Not testable: …`, `details.untestable`, as the conformance suite reports it), one of them
+/// names every word of `words`; bounds held, no process left.
 fn probe(fault: &str, words: &[&str]) {
     probe_at(R2025, fault, words)
 }
@@ -244,24 +214,14 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
     let name = format!("{fault}-probe-{}-{}", rev.server, rev.runner);
     let dir = temp(&name);
     let evidence = dir.join("evidence");
-    let started = Instant::now();
-    let out = mcp_once()
-        .arg("probe")
-        .args(target(fault, &dir, rev))
-        .arg("--evidence")
-        .arg(&evidence)
-        .args(["--format", "json"])
-        .timeout(Duration::from_secs(600))
-        .output()
-        .unwrap();
-    let wall = started.elapsed();
+    let (out, wall) = run(fault, &dir, rev, &evidence, Duration::from_secs(600), |c| c.arg("probe"));
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{name}: no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     let checks = v["checks"].as_array().unwrap();
     assert!(!checks.is_empty());
     for c in checks {
         let msg = c["errorMessage"].as_str().unwrap_or("");
-        assert_eq!(c["status"], "WARNING", "{name}: {} is {} ({msg})", c["id"], c["status"]);
+        assert_eq!(c["status"], "FAILURE", "{name}: {} is {} ({msg})", c["id"], c["status"]);
         assert!(msg.starts_with("Not testable: ") && c["details"]["untestable"] == true, "{name}: {c}");
     }
     assert!(
@@ -270,14 +230,14 @@ fn probe_at(rev: Revisions, fault: &str, words: &[&str]) {
         serde_json::to_string_pretty(checks).unwrap()
     );
     assert_eq!(out.status.code(), Some(2), "{name}: untestable checks exit 2");
-    let records = evidence_records(&evidence);
+    let records = jsonl::evidence_under(&evidence);
     // Each run has its own start(s); the limit is per run, summed.
     let runs = records.iter().filter(|r| r["kind"] == "verdict").count().max(1) as u32;
     let limit = sanity_limit(2) * runs;
     assert!(wall < limit, "{name}: took {wall:?} for {runs} runs, over the sanity limit {limit:?}");
     let groups = assert_groups_gone(&records, &name);
     eprintln!(
-        "FIGURE probe {name}: {} checks WARNING, {runs} runs in {} ms, {groups} process group(s) started, 0 left",
+        "FIGURE probe {name}: {} checks not testable, {runs} runs in {} ms, {groups} process group(s) started, 0 left",
         checks.len(),
         wall.as_millis()
     );
@@ -303,7 +263,20 @@ fn never_answers_tools_call() {
 
 #[test]
 fn answers_a_wrong_id() {
-    replay("wrong-id", Trace::Timeout, &["inconclusive", "diverged"], &["broke the protocol", "never sent"]);
+    // Inconclusive, never diverged: the server answers id 1000001 instead of 1 and writes no
+    // ledger line, so at the commit the trace has next the runner sees neither the effect nor
+    // an answer to its own id within the step bound. Nothing it sees is a divergence (no request
+    // failed, stdout stays open, the process lives); the breach is noted in the reason (it
+    // turns only a `not-reproduced` into `diverged`).
+    let (v, _) = replay("wrong-id", Trace::Timeout, &["inconclusive"], &["broke the protocol", "never sent"]);
+    assert_eq!(
+        v["reason"],
+        format!(
+            "call 0 attempt 0: no effect and no answer within {STEP_MS} ms (0 of 1 effects); it was cancelled, and \
+             the server may have honoured that (the runner cannot tell a stopped call from a hung one); the server \
+             broke the protocol: a response to id 1000001, which the runner never sent"
+        )
+    );
     probe("wrong-id", &["never sent"]);
 }
 
@@ -388,9 +361,29 @@ fn http_500() {
     probe("http-500", &["HTTP 500"]);
 }
 
+/// The reason of a replay against `http-reset`: the request of `attempt` failed on the reset.
+fn assert_reset_reason(v: &Value, attempt: u32) {
+    let reason = v["reason"].as_str().unwrap();
+    let head = format!(
+        "call 0 attempt {attempt}: the request failed: HTTP request failed: error sending request for url \
+         (http://127.0.0.1:"
+    );
+    assert!(reason.starts_with(&head), "{reason}");
+    assert!(
+        reason
+            .ends_with("/mcp): client error (SendRequest): connection error: Connection reset by peer (os error 104)"),
+        "{reason}"
+    );
+}
+
 #[test]
 fn http_connection_reset() {
-    replay("http-reset", Trace::Timeout, &["diverged", "inconclusive"], &["request failed"]);
+    // Diverged, never inconclusive: the server resets the connection as soon as it has read
+    // `tools/call`, so the step awaited next (the server accepting the POST) sees the request
+    // fail at once, where the trace has it received; inconclusive would need the step bound to
+    // run out with no sign either way, which the immediate reset rules out.
+    let (v, _) = replay("http-reset", Trace::Timeout, &["diverged"], &["request failed"]);
+    assert_reset_reason(&v, 0);
     probe("http-reset", &["request failed"]);
 }
 
@@ -442,7 +435,11 @@ fn http_500_under_2026_07_28() {
 
 #[test]
 fn http_connection_reset_under_2026_07_28() {
-    replay_at(R2026, "http-reset", Trace::Timeout, &["diverged", "inconclusive"], &["request failed"]);
+    // Diverged, as under 2025-11-25; here the trace cancels attempt 0 by closing its response
+    // stream, so a failure of attempt 0 is the cancellation's, and the divergence is the retry's
+    // (attempt 1) request failing on the reset.
+    let (v, _) = replay_at(R2026, "http-reset", Trace::Timeout, &["diverged"], &["request failed"]);
+    assert_reset_reason(&v, 1);
     probe_at(R2026, "http-reset", &["request failed"]);
 }
 
@@ -450,4 +447,37 @@ fn http_connection_reset_under_2026_07_28() {
 fn http_sse_stream_that_never_answers_under_2026_07_28() {
     replay_at(R2026, "http-sse-forever", Trace::Timeout, &["inconclusive"], &["no effect and no answer"]);
     probe_at(R2026, "http-sse-forever", &["no effect and no answer"]);
+}
+
+/// A server that answers `initialize` with garbage ends the probe at once, with the runner's
+/// default bounds (a 20 s start bound): the breach ends that start, the preflight reports it,
+/// and no check starts the server again (exit 2 well under 30 s).
+#[test]
+fn garbage_at_initialize_ends_the_probe_at_once_with_default_bounds() {
+    let dir = temp("garbage-initialize-default-bounds");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let cmd = format!("python3 {} --fault garbage-initialize --ledger {}", server_py().display(), ledger.display());
+    let started = Instant::now();
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &cmd, "--args", r#"{"amount":42}"#])
+        .args(["--observe", &format!("ledger:{}", ledger.display()), "--evidence", evidence.to_str().unwrap()])
+        .args(["--format", "json"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let wall = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(wall < Duration::from_secs(30), "took {wall:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let pre = &checks[0];
+    assert_eq!(pre["id"], "mcp-once-preflight");
+    let msg = pre["errorMessage"].as_str().unwrap();
+    assert!(msg.contains("did not start") && msg.contains("broke the protocol"), "{msg}");
+    let records = jsonl::evidence_under(&evidence);
+    let starts = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").count();
+    assert_eq!(starts, 1, "one start, by the preflight");
+    assert_groups_gone(&records, "garbage-initialize");
+    eprintln!("FIGURE probe garbage-initialize (default bounds): exit 2 in {} ms", wall.as_millis());
 }

@@ -2,31 +2,22 @@
 //! Rust ledger fixture (`mcp-once fixture`): real processes, real SIGKILL, real signals to the
 //! runner. Waits are bounded and wait for events (a process exit, a line in the evidence log).
 
-use assert_cmd::Command;
+use mcp_once_testkit::process::{assert_groups_gone, Reap};
+use mcp_once_testkit::wait::{child_exit, wait_file};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
 
-fn mcp_once() -> Command {
-    Command::cargo_bin("mcp-once").unwrap()
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-once-replay-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
+fn temp(name: &str) -> Scratch {
+    scratch!("replay-cli", name)
 }
 
 /// Write the at-most-once trace of a configuration into `dir`; its path.
 fn trace(dir: &Path, args: &[&str]) -> PathBuf {
-    let out = mcp_once()
+    let out = mcp_once!()
         .args(["check", "--property", "at-most-once", "--calls", "1"])
         .args(args)
         .arg("--out")
@@ -43,27 +34,6 @@ fn trace(dir: &Path, args: &[&str]) -> PathBuf {
 
 fn fixture(ledger: &Path, extra: &str) -> String {
     format!("{BIN} fixture --sdk rust --ledger {} {extra}", ledger.display())
-}
-
-fn evidence_records(dir: &Path) -> Vec<Value> {
-    let log = std::fs::read_to_string(dir.join("evidence.jsonl")).unwrap();
-    log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
-}
-
-/// Every process group the evidence says was started is gone.
-fn assert_groups_gone(records: &[Value]) {
-    let pids: Vec<i32> = records
-        .iter()
-        .filter(|r| r["kind"] == "process" && r["event"] == "start")
-        .map(|r| r["pid"].as_i64().unwrap() as i32)
-        .collect();
-    assert!(!pids.is_empty(), "no process start in the evidence");
-    for pid in pids {
-        assert!(
-            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), None).is_err(),
-            "process group {pid} outlived the runner"
-        );
-    }
 }
 
 #[test]
@@ -86,7 +56,7 @@ fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
     );
     let ledger = dir.join("ledger.jsonl");
     let evidence = dir.join("evidence");
-    let out = mcp_once()
+    let out = mcp_once!()
         .arg("replay")
         .arg(&t)
         .args([
@@ -111,7 +81,7 @@ fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
     assert_eq!(PathBuf::from(v["evidence"].as_str().unwrap()), evidence.join("evidence.jsonl"));
     assert_eq!(std::fs::read_to_string(&ledger).unwrap().lines().count(), 2, "the ledger has two lines");
 
-    let records = evidence_records(&evidence);
+    let records = jsonl::evidence(&evidence);
     let frames = |dir: &str, method: &str| {
         records.iter().filter(|r| r["kind"] == "frame" && r["dir"] == dir && r["frame"]["method"] == method).count()
     };
@@ -119,11 +89,11 @@ fn replay_json_confirms_scenario_1_and_the_report_folds_in_the_evidence() {
     assert_eq!(frames("out", "notifications/cancelled"), 1);
     assert!(records.iter().any(|r| r["kind"] == "frame" && r["dir"] == "in"), "server frames are in the log");
     assert!(records.iter().all(|r| r["t_ms"].is_number()), "every record is timestamped");
-    assert_groups_gone(&records);
+    assert_groups_gone(&records, "replay");
     let result: Value = serde_json::from_str(&std::fs::read_to_string(evidence.join("result.json")).unwrap()).unwrap();
     assert_eq!(result["verdict"], "confirmed");
 
-    let out = mcp_once().arg("explain").arg(&t).arg("--evidence").arg(&evidence).output().unwrap();
+    let out = mcp_once!().arg("explain").arg(&t).arg("--evidence").arg(&evidence).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report = text(&out.stdout);
     assert!(report.contains("## Replay on a real server"), "{report}");
@@ -154,7 +124,7 @@ fn a_durable_key_store_does_not_reproduce_the_volatile_store_trace() {
         ],
     );
     let ledger = dir.join("ledger.jsonl");
-    let out = mcp_once()
+    let out = mcp_once!()
         .arg("replay")
         .arg(&t)
         .args([
@@ -206,14 +176,14 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
         (&["probe", "--stdio", "x", "--observe", "tool:"], "tool name"),
     ];
     for (args, names) in cases {
-        let out = mcp_once().args(*args).output().unwrap();
+        let out = mcp_once!().args(*args).output().unwrap();
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: one line, got {err}");
         assert!(err.contains(names), "{args:?}: {err} should name {names}");
     }
     // A server command that cannot start is a diverged replay (exit 2) that says why.
-    let out = mcp_once()
+    let out = mcp_once!()
         .args(["replay", t, "--stdio", "/nonexistent/server --flag", "--observe", "ledger:/nonexistent/l"])
         .output()
         .unwrap();
@@ -247,57 +217,47 @@ fn interrupt_with(signal: nix::sys::signal::Signal, name: &str) {
     );
     let ledger = dir.join("ledger.jsonl");
     let evidence = dir.join("evidence");
-    let mut child = std::process::Command::new(BIN)
-        .arg("replay")
-        .arg(&t)
-        .args([
-            "--stdio",
-            &fixture(&ledger, ""),
-            "--args",
-            r#"{"amount":42}"#,
-            "--observe",
-            &format!("ledger:{}", ledger.display()),
-            "--window-ms",
-            "60000",
-            "--step-timeout-ms",
-            "60000",
-        ])
-        .arg("--evidence")
-        .arg(&evidence)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let log = std::fs::read_to_string(evidence.join("evidence.jsonl")).unwrap_or_default();
-        if log.contains("\"action\":\"ServerCommit(call 0, attempt 0)\"") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the replay never reached its first commit: {log}");
-        assert!(child.try_wait().unwrap().is_none(), "the replay ended early");
-        // The log is a file: nothing signals a new line, so poll it with a bound.
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "the runner did not stop within 10 s of {signal}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut child = Reap(
+        std::process::Command::new(BIN)
+            .arg("replay")
+            .arg(&t)
+            .args([
+                "--stdio",
+                &fixture(&ledger, ""),
+                "--args",
+                r#"{"amount":42}"#,
+                "--observe",
+                &format!("ledger:{}", ledger.display()),
+                "--window-ms",
+                "60000",
+                "--step-timeout-ms",
+                "60000",
+            ])
+            .arg("--evidence")
+            .arg(&evidence)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // The replay holds its first commit for a minute; its log says when it waits for it.
+    wait_file(&evidence.join("evidence.jsonl"), Duration::from_secs(30), |log| {
+        assert!(child.0.try_wait().unwrap().is_none(), "the replay ended early: {log}");
+        log.contains("\"action\":\"ServerCommit(call 0, attempt 0)\"")
+    });
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.0.id() as i32), signal).unwrap();
+    let status = child_exit(&mut child.0, Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("the runner did not stop within 10 s of {signal}"));
     assert_eq!(status.code(), Some(2), "interrupted exits 2");
     let result: Value = serde_json::from_str(&std::fs::read_to_string(evidence.join("result.json")).unwrap()).unwrap();
     assert_eq!(result["verdict"], "interrupted");
-    let records = evidence_records(&evidence);
+    let records = jsonl::evidence(&evidence);
     assert!(
         records.iter().any(|r| r["kind"] == "frame" && r["frame"]["method"] == "tools/call"),
         "the evidence so far is kept"
     );
     assert!(records.iter().any(|r| r["kind"] == "verdict" && r["verdict"] == "interrupted"));
-    assert_groups_gone(&records);
+    assert_groups_gone(&records, "replay");
 }
 
 #[test]
@@ -314,7 +274,7 @@ fn sigterm_mid_replay_kills_the_server_group_and_reports_interrupted() {
 fn probe_json_has_the_conformance_suite_check_shape() {
     let dir = temp("probe");
     let ledger = dir.join("ledger.jsonl");
-    let out = mcp_once()
+    let out = mcp_once!()
         .args([
             "probe",
             "--stdio",
@@ -340,12 +300,15 @@ fn probe_json_has_the_conformance_suite_check_shape() {
             assert!(c[field].is_string(), "{field} in {c}");
         }
         assert!(["SUCCESS", "FAILURE", "WARNING"].contains(&c["status"].as_str().unwrap()));
+        assert_ne!(c["details"]["untestable"], true, "nothing is untestable on the fixture: {c}");
         assert!(c["details"].is_object());
         for r in c["specReferences"].as_array().unwrap() {
             assert!(r["id"].is_string() && r["url"].as_str().unwrap().starts_with("https://"), "{r}");
         }
     }
-    // Plain retries run twice on any server; the durable key store holds every SEP-3182 check.
+    // The preflight saw one call take one effect (plain and keyed); plain retries run twice on
+    // any server; the durable key store holds every SEP-3182 check.
+    assert_eq!(status("mcp-once-preflight"), "SUCCESS");
     assert_eq!(status("mcp-once-retry-after-timeout"), "FAILURE");
     assert_eq!(status("mcp-once-retry-after-restart"), "FAILURE");
     assert_eq!(status("mcp-once-framework-rerun"), "FAILURE");
@@ -368,7 +331,7 @@ fn probe_json_has_the_conformance_suite_check_shape() {
 fn probe_reports_a_volatile_key_store_that_loses_its_records_on_restart() {
     let dir = temp("probe-volatile");
     let ledger = dir.join("ledger.jsonl");
-    let out = mcp_once()
+    let out = mcp_once!()
         .args([
             "probe",
             "--stdio",
@@ -393,4 +356,59 @@ fn probe_reports_a_volatile_key_store_that_loses_its_records_on_restart() {
         .contains("does not survive a restart"));
     assert_eq!(check("sep-3182-retry-with-key-after-restart")["status"], "FAILURE");
     assert_eq!(check("sep-3182-completed-key-replay")["status"], "SUCCESS");
+}
+
+/// A server that refuses every call (here: the fixture without its required `amount`) took no
+/// effect, so it has shown nothing about retries: the preflight says why, every check is
+/// untestable (never a SUCCESS), and the probe exits 2 at once, without replaying anything.
+#[test]
+fn a_server_that_refuses_every_call_gets_no_success() {
+    let dir = temp("probe-refuses");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &fixture(&ledger, ""), "--observe", &format!("ledger:{}", ledger.display())])
+        .args(["--evidence", evidence.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks[0]["id"], "mcp-once-preflight");
+    assert!(checks[0]["errorMessage"].as_str().unwrap().contains("was refused"), "{}", checks[0]);
+    assert_eq!(checks.len(), 4, "the preflight and the three stdio checks");
+    for c in checks {
+        assert_eq!((c["status"].as_str(), c["details"]["untestable"].as_bool()), (Some("FAILURE"), Some(true)), "{c}");
+        assert!(c["errorMessage"].as_str().unwrap().starts_with("Not testable: "), "{c}");
+    }
+    // Only the preflight ran: one server start, no replay.
+    let dirs: Vec<String> =
+        std::fs::read_dir(&evidence).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(dirs, ["mcp-once-preflight"]);
+}
+
+/// A stdio server that takes no delay arguments (the fixture with pacing off) still gets its
+/// crash point: strace holds the response's write, the kill lands after the effect and before
+/// the response, and the retry after the restart runs the call again. The evidence says how.
+#[test]
+fn a_crash_point_without_delay_arguments_is_made_by_holding_the_write() {
+    let dir = temp("probe-ptrace");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":7}"#, "--no-pace"])
+        .args(["--observe", &format!("ledger:{}", ledger.display()), "--checks", "mcp-once-retry-after-restart"])
+        .args(["--evidence", evidence.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "mcp-once-retry-after-restart").unwrap();
+    assert_eq!(check["status"], "FAILURE", "{check}");
+    assert_eq!(check["details"]["replays"][0]["observed_effects"], 2, "{check}");
+    let records = jsonl::evidence_under(&evidence);
+    let points: Vec<&Value> = records.iter().filter(|r| r["kind"] == "crashpoint").collect();
+    assert_eq!(points.len(), 1, "{points:?}");
+    assert_eq!((points[0]["method"].as_str(), points[0]["response_written"].as_bool()), (Some("ptrace"), Some(false)));
+    assert!(records.iter().any(|r| r["channel"] == "strace" && r["line"].as_str().unwrap().contains("write(1")));
 }

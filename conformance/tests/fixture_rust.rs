@@ -2,70 +2,32 @@
 //! JSON-RPC frames over stdio or HTTP, the real ledger file. Every wait is bounded; nothing
 //! sleeps to synchronise (waits are for a frame, a ledger line, a stderr line or an exit).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use mcp_once_testkit::jsonl::read_or_empty as read_objects;
+use mcp_once_testkit::stdio::Peer as Fixture;
+use mcp_once_testkit::wait::wait_until;
+use mcp_once_testkit::{scratch, Scratch};
 use serde_json::{json, Value};
 
 /// Upper bound for any single wait in these tests.
 const BOUND: Duration = Duration::from_secs(20);
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
 
-// ---------------------------------------------------------------------------------------------
-// Scratch directory
-
-/// A fresh directory under the target's test tmp dir, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixture-rust").join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
-
-    fn ledger(&self) -> PathBuf {
-        self.0.join("ledger.jsonl")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-fn read_objects(path: &Path) -> Vec<Value> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?} in {}: {e}", path.display())))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => panic!("cannot read {}: {e}", path.display()),
-    }
+fn temp(name: &str) -> Scratch {
+    scratch!("fixture-rust", name)
 }
 
 /// Wait (bounded) until the file has at least `n` lines; return them all.
 fn wait_lines(path: &Path, n: usize) -> Vec<Value> {
-    let deadline = Instant::now() + BOUND;
-    loop {
+    wait_until(&format!("{}: {n} line(s)", path.display()), BOUND, || {
         let lines = read_objects(path);
-        if lines.len() >= n {
-            return lines;
-        }
-        assert!(Instant::now() < deadline, "{}: {} line(s) after {BOUND:?}, wanted {n}", path.display(), lines.len());
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        (lines.len() >= n).then_some(lines)
+    })
 }
 
 fn keys_file(ledger: &Path) -> PathBuf {
@@ -73,108 +35,34 @@ fn keys_file(ledger: &Path) -> PathBuf {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A fixture process and a tiny line-based JSON-RPC client
+// The fixture process, spoken to over stdio (the test kit's peer)
 
-/// One running fixture process. Dropping it kills (SIGKILL) and reaps the process.
-struct Fixture {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    frames: Receiver<Result<Value, String>>,
-    stderr_lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-    /// Frames received while waiting for another id.
-    pending: Vec<Value>,
+/// Start the fixture with these arguments (no handshake).
+fn spawn(args: &[&str]) -> Fixture {
+    let argv: Vec<String> = std::iter::once(BIN).chain(args.iter().copied()).map(String::from).collect();
+    Fixture::spawn(&argv, BOUND)
 }
 
-impl Fixture {
-    fn spawn(args: &[&str]) -> Fixture {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn mcp-once-fixture");
-        let stdout = child.stdout.take().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (frame_tx, frames) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                // stdout must carry protocol frames only.
-                let frame = serde_json::from_str::<Value>(&line).map_err(|_| line);
-                if frame_tx.send(frame).is_err() {
-                    break;
-                }
-            }
-        });
-        let (line_tx, stderr_lines) = mpsc::channel();
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                sink.lock().unwrap().push_str(&format!("{line}\n"));
-                let _ = line_tx.send(line);
-            }
-        });
-        Fixture { stdin: child.stdin.take(), child, frames, stderr_lines, stderr: log, pending: Vec::new() }
-    }
+/// A stdio fixture of `variant` on `ledger`, past the initialize handshake.
+fn stdio(variant: &str, ledger: &Path, extra: &[&str]) -> Fixture {
+    let ledger = ledger.to_str().unwrap();
+    let mut args = vec!["--transport", "stdio", "--variant", variant, "--ledger", ledger];
+    args.extend_from_slice(extra);
+    let mut f = spawn(&args);
+    let init = f.initialize("fixture-rust-test");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    f
+}
 
-    /// Spawn a stdio fixture and run the initialize handshake.
-    fn stdio(variant: &str, ledger: &Path, extra: &[&str]) -> Fixture {
-        let ledger = ledger.to_str().unwrap();
-        let mut args = vec!["--transport", "stdio", "--variant", variant, "--ledger", ledger];
-        args.extend_from_slice(extra);
-        let mut f = Fixture::spawn(&args);
-        let init = f.request(
-            json!(0),
-            "initialize",
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "fixture-rust-test", "version": "0"}
-            }),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
-        f.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        f
-    }
+/// `tools/call` of `charge` with these extra params (`arguments`, `idempotencyKey`, `_meta`).
+trait Charge {
+    /// Send the call, do not wait.
+    fn send_charge(&mut self, id: Value, params: Value);
+    /// Send the call and wait for its response.
+    fn charge(&mut self, id: Value, params: Value) -> Value;
+}
 
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        let mut line = serde_json::to_vec(message).unwrap();
-        line.push(b'\n');
-        stdin.write_all(&line).and_then(|()| stdin.flush()).expect("write to fixture stdin");
-    }
-
-    /// Wait (bounded) for the response with this id.
-    fn response(&mut self, id: &Value) -> Value {
-        if let Some(i) = self.pending.iter().position(|f| &f["id"] == id) {
-            return self.pending.remove(i);
-        }
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.frames.recv_timeout(left) {
-                Ok(Ok(frame)) if &frame["id"] == id && frame.get("method").is_none() => return frame,
-                Ok(Ok(frame)) if frame.get("id").is_some() => self.pending.push(frame),
-                Ok(Ok(_notification)) => {}
-                Ok(Err(line)) => panic!("non-JSON line on the fixture's stdout: {line:?}"),
-                Err(RecvTimeoutError::Timeout) => panic!("no response to id {id} within {BOUND:?}"),
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("fixture stdout closed before the response to id {id}")
-                }
-            }
-        }
-    }
-
-    fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.response(&id)
-    }
-
-    /// `tools/call` of `charge` with these extra params (`arguments`, `idempotencyKey`, `_meta`).
+impl Charge for Fixture {
     fn send_charge(&mut self, id: Value, params: Value) {
         let mut p = params;
         p["name"] = json!("charge");
@@ -184,46 +72,6 @@ impl Fixture {
     fn charge(&mut self, id: Value, params: Value) -> Value {
         self.send_charge(id.clone(), params);
         self.response(&id)
-    }
-
-    /// Wait (bounded) for a stderr line containing `needle`.
-    fn stderr_line(&self, needle: &str) -> String {
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.stderr_lines.recv_timeout(left) {
-                Ok(line) if line.contains(needle) => return line,
-                Ok(_) => {}
-                Err(_) => panic!("no stderr line with {needle:?}; stderr so far:\n{}", self.stderr.lock().unwrap()),
-            }
-        }
-    }
-
-    /// Wait (bounded) for the process to exit on its own.
-    fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + BOUND;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "fixture still running after {BOUND:?}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// SIGKILL and reap.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.kill();
-        if std::thread::panicking() {
-            eprintln!("--- fixture stderr ---\n{}", self.stderr.lock().unwrap());
-        }
     }
 }
 
@@ -246,9 +94,9 @@ fn text_of(response: &Value) -> &str {
 
 #[test]
 fn plain_two_charges_two_lines_with_wire_ids() {
-    let dir = Scratch::new("plain");
+    let dir = temp("plain");
     let ledger = dir.ledger();
-    let mut f = Fixture::stdio("plain", &ledger, &[]);
+    let mut f = stdio("plain", &ledger, &[]);
     let pid = f.child.id();
 
     let r1 = f.charge(
@@ -301,7 +149,7 @@ fn plain_two_charges_two_lines_with_wire_ids() {
     assert_eq!(read_objects(&ledger).len(), 4);
 
     // stdin EOF: the server exits by itself, status 0.
-    drop(f.stdin.take());
+    f.close_stdin();
     let status = f.wait_exit();
     assert!(status.success(), "{status:?}");
 }
@@ -311,11 +159,11 @@ fn plain_two_charges_two_lines_with_wire_ids() {
 
 #[test]
 fn key_durable_replays_and_survives_sigkill() {
-    let dir = Scratch::new("durable");
+    let dir = temp("durable");
     let ledger = dir.ledger();
     let call = json!({"arguments": {"amount": 5, "currency": "eur"}, "idempotencyKey": "d-1"});
 
-    let mut f = Fixture::stdio("key-durable", &ledger, &[]);
+    let mut f = stdio("key-durable", &ledger, &[]);
     let first = f.charge(json!(2), call.clone());
     let again = f.charge(json!(3), call.clone());
     assert_eq!(result(&again), result(&first));
@@ -332,7 +180,7 @@ fn key_durable_replays_and_survives_sigkill() {
 
     // SIGKILL, restart on the same ledger: the record was in the effect's own line.
     f.kill();
-    let mut f = Fixture::stdio("key-durable", &ledger, &[]);
+    let mut f = stdio("key-durable", &ledger, &[]);
     let after = f.charge(json!(2), call.clone());
     assert_eq!(result(&after), result(&first));
     assert_eq!(read_objects(&ledger).len(), 1);
@@ -350,11 +198,11 @@ fn key_durable_replays_and_survives_sigkill() {
 
 #[test]
 fn key_volatile_forgets_on_restart() {
-    let dir = Scratch::new("volatile");
+    let dir = temp("volatile");
     let ledger = dir.ledger();
     let call = json!({"arguments": {"amount": 3}, "_meta": {"io.mcp-once/idempotencyKey": "v-1"}});
 
-    let mut f = Fixture::stdio("key-volatile", &ledger, &[]);
+    let mut f = stdio("key-volatile", &ledger, &[]);
     let first = f.charge(json!(2), call.clone());
     let again = f.charge(json!(3), call.clone());
     assert_eq!(result(&again), result(&first));
@@ -362,7 +210,7 @@ fn key_volatile_forgets_on_restart() {
     assert!(read_objects(&ledger)[0].get("record").is_none());
 
     f.kill();
-    let mut f = Fixture::stdio("key-volatile", &ledger, &[]);
+    let mut f = stdio("key-volatile", &ledger, &[]);
     let after = f.charge(json!(2), call);
     assert_eq!(text_of(&after), "charged 3");
     assert_eq!(read_objects(&ledger).len(), 2, "the record died with the process");
@@ -370,18 +218,18 @@ fn key_volatile_forgets_on_restart() {
 
 #[test]
 fn key_after_effect_sigkill_between_effect_and_record_runs_twice() {
-    let dir = Scratch::new("after-effect");
+    let dir = temp("after-effect");
     let ledger = dir.ledger();
     let keys = keys_file(&ledger);
 
-    let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
+    let mut f = stdio("key-after-effect", &ledger, &[]);
     f.send_charge(json!(2), json!({"arguments": {"amount": 8, "delay_after_ms": 60000}, "idempotencyKey": "ae-1"}));
     let lines = wait_lines(&ledger, 1);
     assert!(lines[0].get("record").is_none(), "{lines:?}");
     f.kill(); // SIGKILL inside delay_after_ms: effect on disk, no key record
     assert!(read_objects(&keys).is_empty());
 
-    let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
+    let mut f = stdio("key-after-effect", &ledger, &[]);
     let retry = f.charge(json!(2), json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}));
     assert_eq!(text_of(&retry), "charged 8");
     assert_eq!(read_objects(&ledger).len(), 2, "the retry ran the effect again");
@@ -395,7 +243,7 @@ fn key_after_effect_sigkill_between_effect_and_record_runs_twice() {
         result(&retry)
     );
     f.kill();
-    let mut f = Fixture::stdio("key-after-effect", &ledger, &[]);
+    let mut f = stdio("key-after-effect", &ledger, &[]);
     assert_eq!(
         result(&f.charge(json!(2), json!({"arguments": {"amount": 8}, "idempotencyKey": "ae-1"}))),
         result(&retry)
@@ -408,16 +256,16 @@ fn key_after_effect_sigkill_between_effect_and_record_runs_twice() {
 /// A duplicate sent while the first call with the key is still executing is refused with an
 /// in-progress error and runs nothing; the first call then completes normally.
 fn in_progress_duplicate(variant: &str) {
-    let dir = Scratch::new(&format!("in-progress-{variant}"));
+    let dir = temp(&format!("in-progress-{variant}"));
     let ledger = dir.ledger();
-    let mut f = Fixture::stdio(variant, &ledger, &[]);
+    let mut f = stdio(variant, &ledger, &[]);
     f.send_charge(json!(2), json!({"arguments": {"amount": 4, "delay_after_ms": 3000}, "idempotencyKey": "ip-1"}));
     wait_lines(&ledger, 1); // the first call is committed and now in its delay_after_ms
     let dup = f.charge(json!(3), json!({"arguments": {"amount": 4}, "idempotencyKey": "ip-1"}));
     assert_eq!(error_type(&dup), "idempotency_key_in_progress", "{dup}");
     assert_eq!(dup["error"]["data"]["idempotencyKey"], "ip-1");
     assert_eq!(dup["error"]["code"], -32000);
-    assert!(f.pending.is_empty(), "the first call replied before the duplicate was refused");
+    assert!(!f.has_pending(), "the first call replied before the duplicate was refused");
     // Different arguments while running: conflict.
     let other = f.charge(json!(4), json!({"arguments": {"amount": 5}, "idempotencyKey": "ip-1"}));
     assert_eq!(error_type(&other), "idempotency_key_conflict", "{other}");
@@ -448,12 +296,12 @@ fn in_progress_key_expiring() {
 
 #[test]
 fn key_expiring_record_older_than_retention_is_absent() {
-    let dir = Scratch::new("expiring");
+    let dir = temp("expiring");
     let ledger = dir.ledger();
     // delay_after_ms (a knob, not compared) makes the record at least 5 ms old at the repeat.
     let call = json!({"arguments": {"amount": 2, "delay_after_ms": 5}, "idempotencyKey": "x-1"});
 
-    let mut f = Fixture::stdio("key-expiring", &ledger, &["--retention-ms", "1"]);
+    let mut f = stdio("key-expiring", &ledger, &["--retention-ms", "1"]);
     f.charge(json!(2), call.clone());
     f.charge(json!(3), call.clone());
     let lines = read_objects(&ledger);
@@ -462,13 +310,13 @@ fn key_expiring_record_older_than_retention_is_absent() {
     f.kill();
 
     // Control: with a long retention the same sequence replays (and survives a restart).
-    let dir2 = Scratch::new("expiring-long");
+    let dir2 = temp("expiring-long");
     let ledger2 = dir2.ledger();
-    let mut f = Fixture::stdio("key-expiring", &ledger2, &["--retention-ms", "600000"]);
+    let mut f = stdio("key-expiring", &ledger2, &["--retention-ms", "600000"]);
     let first = f.charge(json!(2), call.clone());
     assert_eq!(result(&f.charge(json!(3), call.clone())), result(&first));
     f.kill();
-    let mut f = Fixture::stdio("key-expiring", &ledger2, &["--retention-ms", "600000"]);
+    let mut f = stdio("key-expiring", &ledger2, &["--retention-ms", "600000"]);
     assert_eq!(result(&f.charge(json!(2), call)), result(&first));
     assert_eq!(read_objects(&ledger2).len(), 1);
 }
@@ -476,9 +324,9 @@ fn key_expiring_record_older_than_retention_is_absent() {
 #[test]
 fn without_a_key_every_variant_is_plain() {
     for variant in ["key-volatile", "key-durable", "key-after-effect", "key-expiring"] {
-        let dir = Scratch::new(&format!("nokey-{variant}"));
+        let dir = temp(&format!("nokey-{variant}"));
         let ledger = dir.ledger();
-        let mut f = Fixture::stdio(variant, &ledger, &[]);
+        let mut f = stdio(variant, &ledger, &[]);
         f.charge(json!(2), json!({"arguments": {"amount": 1}}));
         f.charge(json!(3), json!({"arguments": {"amount": 1}}));
         assert_eq!(read_objects(&ledger).len(), 2, "{variant}");
@@ -593,9 +441,9 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn http_charge_records_one_line_and_rejects_foreign_host_and_origin() {
-    let dir = Scratch::new("http");
+    let dir = temp("http");
     let ledger = dir.ledger();
-    let f = Fixture::spawn(&[
+    let f = spawn(&[
         "--transport",
         "http",
         "--port",

@@ -14,6 +14,10 @@
 //! - every call that got a reply has its line on disk, complete, at the `ledger_line` the reply
 //!   names; no call ran twice; no line is of a call that was not sent.
 //!
+//! At least one kill must land between a commit and its reply (`committed_unreplied`): if none
+//! has after the set rounds, more run (as many again, at least 20) and the test fails if still
+//! none has.
+//!
 //! Rounds per server: `MCP_ONCE_KILLS_RUST` (default 440), `MCP_ONCE_KILLS_TYPESCRIPT` (40),
 //! `MCP_ONCE_KILLS_PYTHON` (20): 500 SIGKILLs in all by default (the TypeScript and Python
 //! servers take 0.5 to 1.5 s to start, so they get fewer); `MCP_ONCE_SEED` fixes the random
@@ -33,15 +37,14 @@
 //! `scripts/test`).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use mcp_once_conformance::ledger_count::count;
+use mcp_once_testkit::fixtures::Server as Sdk;
+use mcp_once_testkit::stdio::Peer as Server;
+use mcp_once_testkit::{scratch, Scratch};
 use serde_json::{json, Value};
 
 /// Upper bound of any single wait.
@@ -50,187 +53,29 @@ const BOUND: Duration = Duration::from_secs(30);
 // ---------------------------------------------------------------------------------------------
 // Servers
 
-#[derive(Clone, Copy, Debug)]
-enum Sdk {
-    Rust,
-    TypeScript,
-    Python,
+/// A stdio fixture server's command line on `ledger`.
+fn argv(sdk: Sdk, ledger: &Path) -> Vec<String> {
+    sdk.argv(Path::new(env!("CARGO_BIN_EXE_mcp-once-fixture")), ledger, "stdio", &[])
 }
 
-impl Sdk {
-    fn name(self) -> &'static str {
-        match self {
-            Sdk::Rust => "rust",
-            Sdk::TypeScript => "typescript",
-            Sdk::Python => "python",
-        }
-    }
-
-    /// The server's command line (program first) for a stdio server on `ledger`.
-    fn argv(self, ledger: &Path) -> Vec<String> {
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let ledger = ledger.display().to_string();
-        let (program, script) = match self {
-            Sdk::Rust => (PathBuf::from(env!("CARGO_BIN_EXE_mcp-once-fixture")), None),
-            Sdk::TypeScript => {
-                let modules = fixtures.join("typescript/node_modules/@modelcontextprotocol/sdk");
-                assert!(modules.is_dir(), "TypeScript fixture not installed: run conformance/fixtures/install.sh");
-                (PathBuf::from("node"), Some(fixtures.join("typescript/server.mjs")))
-            }
-            Sdk::Python => {
-                let python = fixtures.join("python/.venv/bin/python");
-                assert!(python.is_file(), "Python fixture not installed: run conformance/fixtures/install.sh");
-                (python, Some(fixtures.join("python/server.py")))
-            }
-        };
-        let mut argv = vec![program.display().to_string()];
-        argv.extend(script.map(|s| s.display().to_string()));
-        argv.extend(["--transport".into(), "stdio".into(), "--ledger".into(), ledger]);
-        argv
-    }
+fn temp(name: &str) -> Scratch {
+    scratch!("ledger-integrity", name)
 }
 
-/// A fresh directory for one test, removed at the end unless the test fails.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("ledger-integrity")
-            .join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch dir");
-        Scratch(dir)
-    }
+/// Start a server on stdio, past the initialize handshake.
+fn start(argv: &[String]) -> Server {
+    let mut server = Server::spawn(argv, BOUND);
+    server.initialize("ledger-integrity");
+    server
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// A server process speaking JSON-RPC lines on stdio. Dropping it SIGKILLs and reaps it.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    frames: Receiver<Value>,
-    stderr: Receiver<String>,
-    /// Inode of the pipe that is the server's stdout (servers may write to a dup of fd 1).
-    stdout_pipe: u64,
-}
-
-impl Server {
-    fn spawn(argv: &[String]) -> Server {
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {argv:?}: {e}"));
-        let stdout = child.stdout.take().expect("stdout");
-        let stdout_pipe =
-            std::fs::metadata(format!("/proc/self/fd/{}", stdout.as_raw_fd())).expect("stat the stdout pipe").ino();
-        let (tx, frames) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let frame = serde_json::from_str::<Value>(&line).unwrap_or_else(|_| json!({"non-json": line}));
-                if tx.send(frame).is_err() {
-                    break;
-                }
-            }
-        });
-        // Drain stderr (so the server never blocks on it); keep lines for failure reports.
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, stderr_lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let _ = tx.send(line);
-            }
-        });
-        Server { stdin: child.stdin.take(), child, frames, stderr: stderr_lines, stdout_pipe }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let mut line = serde_json::to_vec(message).expect("serialise");
-        line.push(b'\n');
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(&line).and_then(|()| stdin.flush()).expect("write to server stdin");
-    }
-
-    /// The next frame with an id, within `BOUND`.
-    fn next_response(&mut self) -> Value {
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.frames.recv_timeout(left) {
-                Ok(f) if f.get("id").is_some() && f.get("method").is_none() => return f,
-                Ok(f) if f.get("non-json").is_some() => panic!("non-JSON line on stdout: {f}"),
-                Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no response within {BOUND:?}; stderr:\n{}", self.stderr_text())
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("stdout closed; stderr:\n{}", self.stderr_text()),
-            }
-        }
-    }
-
-    fn stderr_text(&self) -> String {
-        self.stderr.try_iter().collect::<Vec<_>>().join("\n")
-    }
-
-    fn initialize(&mut self) {
-        self.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "ledger-integrity", "version": "0"}
-        }}));
-        let init = self.next_response();
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    }
-
-    fn send_charge(&mut self, id: u64) {
-        self.send_charge_with_delays(id, 0, 0);
-    }
-
-    /// A `charge` call tagged `key: "k<id>"`, waiting `before` ms before its commit and
-    /// `after` ms between its commit and its reply.
-    fn send_charge_with_delays(&mut self, id: u64, before: u64, after: u64) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "charge",
-            "arguments": {"amount": 1, "key": format!("k{id}"), "delay_before_ms": before, "delay_after_ms": after}
-        }}));
-    }
-
-    /// SIGKILL, reap, and return every frame the server wrote before it died (its stdout is
-    /// read to EOF, bounded).
-    fn kill_and_collect(mut self) -> Vec<Value> {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().expect("reap");
-        let mut frames = Vec::new();
-        let deadline = Instant::now() + BOUND;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.frames.recv_timeout(left) {
-                Ok(f) => frames.push(f),
-                Err(RecvTimeoutError::Disconnected) => return frames,
-                Err(RecvTimeoutError::Timeout) => panic!("stdout not at EOF {BOUND:?} after the kill"),
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A `charge` call tagged `key: "k<id>"`, waiting `before` ms before its commit and `after` ms
+/// between its commit and its reply.
+fn send_charge(server: &mut Server, id: u64, before: u64, after: u64) {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "charge",
+        "arguments": {"amount": 1, "key": format!("k{id}"), "delay_before_ms": before, "delay_after_ms": after}
+    }}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,25 +131,30 @@ fn key_of(line: &Value) -> Option<u64> {
 }
 
 fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
-    let scratch = Scratch::new(&format!("kills-{}", sdk.name()));
-    let ledger = scratch.0.join("ledger.jsonl");
-    let argv = sdk.argv(&ledger);
+    let scratch = temp(&format!("kills-{}", sdk.name()));
+    let ledger = scratch.join("ledger.jsonl");
+    let argv = argv(sdk, &ledger);
     let (mut rng, seed) = Rng::seeded();
     let mut figures = Figures::default();
     let mut next_id: u64 = 1;
     let mut seen_keys: HashSet<u64> = HashSet::new();
-    for round in 0..kills {
+    // Past `kills` rounds, more (as many again, at least 20) until a kill has landed between a
+    // commit and its reply: the window the checks above are about must have been hit.
+    let limit = kills + kills.max(20);
+    for round in 0.. {
+        if round >= kills && (figures.committed_unreplied > 0 || round >= limit) {
+            break;
+        }
         let context = format!("{} round {round} (MCP_ONCE_SEED={seed})", sdk.name());
         let before = std::fs::read(&ledger).unwrap_or_default();
-        let mut server = Server::spawn(&argv);
-        server.initialize();
+        let mut server = start(&argv);
 
         let calls = 1 + rng.upto(7);
         let sent: Vec<u64> = (next_id..next_id + calls).collect();
         next_id += calls;
         for id in &sent {
             // Small random windows before the commit and between commit and reply.
-            server.send_charge_with_delays(*id, rng.upto(2), rng.upto(2));
+            send_charge(&mut server, *id, rng.upto(2), rng.upto(2));
         }
         let mut replies = Vec::new();
         for _ in 0..rng.upto(calls) {
@@ -391,18 +241,21 @@ fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
 fn rust_ledger_survives_sigkills() {
     let f = kill_rounds(Sdk::Rust, kills_for(Sdk::Rust, 440));
     assert_eq!((f.lost, f.torn_tails), (0, 0));
+    assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
 }
 
 #[test]
 fn typescript_ledger_survives_sigkills() {
     let f = kill_rounds(Sdk::TypeScript, kills_for(Sdk::TypeScript, 40));
     assert_eq!((f.lost, f.torn_tails), (0, 0));
+    assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
 }
 
 #[test]
 fn python_ledger_survives_sigkills() {
     let f = kill_rounds(Sdk::Python, kills_for(Sdk::Python, 20));
     assert_eq!((f.lost, f.torn_tails), (0, 0));
+    assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -452,37 +305,29 @@ fn fsync_precedes_reply(sdk: Sdk) {
         strace.is_ok_and(|o| o.status.success()),
         "strace is needed (scripts/test installs it: apt-get install strace)"
     );
-    let scratch = Scratch::new(&format!("strace-{}", sdk.name()));
-    let ledger = scratch.0.join("ledger.jsonl");
-    let log_path = scratch.0.join("strace.log");
+    let scratch = temp(&format!("strace-{}", sdk.name()));
+    let ledger = scratch.join("ledger.jsonl");
+    let log_path = scratch.join("strace.log");
     let mut argv: Vec<String> =
         ["strace", "-f", "-y", "-qq", "-s", "65536", "-e", "trace=write,writev,pwrite64,pwritev,fsync,fdatasync", "-o"]
             .map(String::from)
             .to_vec();
     argv.push(log_path.display().to_string());
     argv.push("--".into());
-    argv.extend(sdk.argv(&ledger));
+    argv.extend(self::argv(sdk, &ledger));
 
-    let mut server = Server::spawn(&argv);
-    server.initialize();
+    let mut server = start(&argv);
     let ids = [11u64, 12, 13];
     for id in ids {
-        server.send_charge(id);
+        send_charge(&mut server, id, 0, 0);
         let reply = server.next_response();
         assert_eq!(reply["id"], id, "{reply}");
         assert!(reply["result"]["structuredContent"]["ledger_line"].is_u64(), "{reply}");
     }
-    // Close stdin: the server exits, then strace; wait (bounded) for stdout EOF and reap.
-    drop(server.stdin.take());
-    let deadline = Instant::now() + BOUND;
-    loop {
-        match server.frames.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(_) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => panic!("{} under strace did not exit on stdin EOF", sdk.name()),
-        }
-    }
-    server.child.wait().expect("reap strace");
+    // Close stdin: the server exits, then strace; wait (bounded) for stdout EOF and the exit.
+    server.close_stdin();
+    server.await_stdout_closed();
+    server.wait_exit();
 
     let log = std::fs::read_to_string(&log_path).expect("strace log");
     let ledger_fd = format!("<{}>", ledger.display());
@@ -613,16 +458,15 @@ fn python_fsyncs_before_reply() {
 /// ends it with a newline before its first append, so its new line is whole and counted, and the
 /// torn line is reported malformed, never counted.
 fn torn_tail_is_ended_before_the_next_line(sdk: Sdk) {
-    let scratch = Scratch::new(&format!("torn-{}", sdk.name()));
-    let ledger = scratch.0.join("ledger.jsonl");
+    let scratch = temp(&format!("torn-{}", sdk.name()));
+    let ledger = scratch.join("ledger.jsonl");
     let whole = r#"{"request_id":1,"tool":"charge","arguments":{"amount":1,"key":"k1"}}"#;
     std::fs::write(&ledger, format!("{whole}\n{{\"request_id\":2,\"tool\":\"cha")).unwrap();
     let before = count(&std::fs::read(&ledger).unwrap(), None);
     assert_eq!((before.effects, before.torn_tail), (1, true));
 
-    let mut server = Server::spawn(&sdk.argv(&ledger));
-    server.initialize();
-    server.send_charge(3);
+    let mut server = start(&argv(sdk, &ledger));
+    send_charge(&mut server, 3, 0, 0);
     let reply = server.next_response();
     assert_eq!(reply["result"]["structuredContent"]["ledger_line"], 3, "{reply}");
     drop(server);

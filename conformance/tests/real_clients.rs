@@ -4,8 +4,9 @@
 //! (`fixtures/python/scenario_client.py`), each against the three ledger fixture servers
 //! (TypeScript SDK, Python `mcp`, rmcp), as real processes.
 //!
-//! 1. stdio: a 1 s request timeout while the tool holds its reply after its commit; the SDK times
-//!    out (-32001) and sends `notifications/cancelled`; the caller retries once → 2 ledger lines.
+//! 1. stdio: a request timeout (1 s, more on a slow machine: [`Margins`]) while the tool holds its
+//!    reply (three timeouts) after its commit; the SDK times out (-32001) and sends
+//!    `notifications/cancelled`; the caller retries once → 2 ledger lines.
 //! 2. stdio: the server is SIGKILLed once its ledger line is on disk, before it replies; the SDK
 //!    reports the closed connection (-32000); a new server process, the same call again → 2 lines
 //!    with the same request id, from two pids.
@@ -29,36 +30,59 @@
 //! Every client process runs in its own process group and is waited for with a bound (the group
 //! is SIGKILLed when it runs out); every server pid in the ledger must be gone once its client
 //! has exited (an SDK that leaves its stdio server running fails the case). Waits are on a
-//! frame, a line or a process exit, never a fixed sleep. The cases run in parallel threads, at
-//! most four at once. Needs `conformance/fixtures/install.sh` to have run; a missing install
-//! fails the tests, it is never skipped.
+//! frame, a line or a process exit, never a fixed sleep. The cases run in parallel threads, one
+//! per core at once (at most four). Needs `conformance/fixtures/install.sh` to have run; a
+//! missing install fails the tests, it is never skipped.
 
 use mcp_once_conformance::ledger_count;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
-use nix::sys::signal::{kill, killpg, Signal};
-use nix::unistd::Pid;
+use mcp_once_testkit::process::{pid_gone_within, Group, Slots};
+use mcp_once_testkit::stdio::Peer;
+use mcp_once_testkit::{fixtures, scratch};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The request timeout the callers give the SDK's first attempt.
-const TIMEOUT_MS: u64 = 1000;
-/// How long the tool holds its reply after its commit: well over the timeout, so the commit is
-/// on disk before the SDK gives up (and before the Python server, which interrupts a cancelled
-/// handler, hears of the cancellation).
-const DELAY_AFTER_MS: u64 = 3000;
-/// The contrast case's hold before the commit: well over the timeout, so the cancellation is
-/// read before the commit.
-const DELAY_BEFORE_MS: u64 = 2500;
-/// Cases running at once across the whole test binary. Each holds a client and one or two
-/// servers (node or python start-up is CPU-heavy); on a 2-core machine more at once can delay a
-/// server's commit past the client's 1 s timeout, and the Python server, which interrupts a
-/// cancelled handler, would then rightly not commit: that would test the machine's load.
-const MAX_CONCURRENT_CASES: usize = 4;
+/// The timing margins of the timeout scenarios, which follow the machine: derived from how long
+/// a Python fixture server (the slowest of the three to start) takes to answer `initialize`
+/// here, measured once per test binary. A machine slow to start a server is slow to commit a
+/// call too, and the commit must land before the SDK's timeout (else the Python server, which
+/// interrupts a cancelled handler, rightly does not commit, and the test measures the load).
+#[derive(Debug)]
+struct Margins {
+    /// The SDK timeout of the first attempt: twice the start-up, at least 1 s and at most 5 s
+    /// (the retry waits out a hold of three timeouts within the 20 s the client scripts give a
+    /// step).
+    timeout_ms: u64,
+    /// The hold between commit and reply: three timeouts (the reply cannot beat the timeout).
+    delay_after_ms: u64,
+    /// The contrast case's hold before the commit: 2.5 timeouts (the cancellation comes first).
+    delay_before_ms: u64,
+}
+
+fn margins() -> &'static Margins {
+    static MARGINS: OnceLock<Margins> = OnceLock::new();
+    MARGINS.get_or_init(|| {
+        let dir = scratch!("real-clients", "startup");
+        let argv = paths().argv(Sdk::Python, &dir.ledger(), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let started = Instant::now();
+        let mut server = Peer::spawn(&argv, CLIENT_BOUND);
+        server.initialize("real-clients-startup");
+        let startup_ms = started.elapsed().as_millis() as u64;
+        server.kill();
+        let timeout_ms = ((2 * startup_ms).div_ceil(100) * 100).clamp(1000, 5000);
+        let m = Margins { timeout_ms, delay_after_ms: 3 * timeout_ms, delay_before_ms: 5 * timeout_ms / 2 };
+        println!("margins: a Python server started in {startup_ms} ms: {m:?}");
+        m
+    })
+}
+
+/// Cases running at once across the whole test binary: one per core, at most four. Each holds
+/// a client and one or two servers (node or python start-up is CPU-heavy); more at once than
+/// the cores can run slows every one of them, and with them the commits the margins are for.
+fn max_concurrent_cases() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
+}
 /// Bound on one client process (it bounds each of its own steps at 20 s).
 const CLIENT_BOUND: Duration = Duration::from_secs(90);
 /// Bound on an HTTP fixture's start-up (the `listening` line) and on a process going away.
@@ -133,32 +157,32 @@ impl Scenario {
     }
 
     /// The `charge` arguments the client sends (and the ledger must record).
-    fn arguments(self) -> Value {
+    fn arguments(self, m: &Margins) -> Value {
         match self {
             Scenario::CancelBeforeCommitStdio => {
-                json!({"amount": 42, "delay_before_ms": DELAY_BEFORE_MS, "delay_after_ms": 0})
+                json!({"amount": 42, "delay_before_ms": m.delay_before_ms, "delay_after_ms": 0})
             }
             Scenario::FrameworkRerunStdio => json!({"amount": 42}),
-            _ => json!({"amount": 42, "delay_after_ms": DELAY_AFTER_MS}),
+            _ => json!({"amount": 42, "delay_after_ms": m.delay_after_ms}),
         }
     }
 
     /// The client script's options for the delays.
-    fn delay_options(self) -> Vec<String> {
+    fn delay_options(self, m: &Margins) -> Vec<String> {
         match self {
             Scenario::CancelBeforeCommitStdio => {
-                vec!["--delay-before-ms".into(), DELAY_BEFORE_MS.to_string(), "--delay-after-ms".into(), "0".into()]
+                vec!["--delay-before-ms".into(), m.delay_before_ms.to_string(), "--delay-after-ms".into(), "0".into()]
             }
             Scenario::FrameworkRerunStdio => vec![],
-            _ => vec!["--delay-after-ms".into(), DELAY_AFTER_MS.to_string()],
+            _ => vec!["--delay-after-ms".into(), m.delay_after_ms.to_string()],
         }
     }
 
     /// How long the tool holds before it replies (the first attempt must give up before that).
-    fn hold_ms(self) -> u64 {
+    fn hold_ms(self, m: &Margins) -> u64 {
         match self {
-            Scenario::CancelBeforeCommitStdio => DELAY_BEFORE_MS,
-            _ => DELAY_AFTER_MS,
+            Scenario::CancelBeforeCommitStdio => m.delay_before_ms,
+            _ => m.delay_after_ms,
         }
     }
 
@@ -201,157 +225,25 @@ fn first_call_id(client: ClientSdk, server: Sdk) -> i64 {
 }
 
 fn paths() -> FixturePaths {
-    FixturePaths {
-        fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
-    }
+    FixturePaths { fixtures_dir: fixtures::dir(), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
 }
 
 /// The argv that starts `client`'s scenario script; a missing install fails the test.
 fn client_argv(client: ClientSdk) -> Vec<String> {
-    let dir = paths().fixtures_dir;
+    let dir = fixtures::dir();
     match client {
-        ClientSdk::TypeScript => {
-            assert!(
-                dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir(),
-                "the TypeScript SDK is not installed: run conformance/fixtures/install.sh"
-            );
-            vec!["node".into(), dir.join("typescript/scenario-client.mjs").display().to_string()]
-        }
+        ClientSdk::TypeScript => vec!["node".into(), fixtures::typescript_script("scenario-client.mjs")],
         ClientSdk::Python => {
-            let py = dir.join("python/.venv/bin/python");
-            assert!(py.is_file(), "the Python SDK is not installed: run conformance/fixtures/install.sh");
-            vec![py.display().to_string(), dir.join("python/scenario_client.py").display().to_string()]
+            vec![fixtures::python("python"), dir.join("python/scenario_client.py").display().to_string()]
         }
         ClientSdk::LangGraph => {
-            let py = dir.join("langgraph/.venv/bin/python");
-            assert!(py.is_file(), "LangGraph is not installed: run conformance/fixtures/install.sh");
-            vec![py.display().to_string(), dir.join("langgraph/scenario_graph.py").display().to_string()]
+            vec![fixtures::python("langgraph"), dir.join("langgraph/scenario_graph.py").display().to_string()]
         }
     }
 }
 
-/// A scratch folder for one case.
-fn scratch(label: &str) -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("real-clients").join(format!("{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// A process started in its own process group, waited for by a thread, its output read to the
-/// end by threads, so every wait on it can carry a bound.
-struct Spawned {
-    pgid: Pid,
-    exited: mpsc::Receiver<std::io::Result<ExitStatus>>,
-    stdout: Option<mpsc::Receiver<Vec<u8>>>,
-    stderr_lines: mpsc::Receiver<String>,
-}
-
-fn spawn(argv: &[String], capture_stdout: bool) -> Spawned {
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).stdin(Stdio::null()).stderr(Stdio::piped()).process_group(0);
-    cmd.stdout(if capture_stdout { Stdio::piped() } else { Stdio::null() });
-    let mut child: Child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
-    let pgid = Pid::from_raw(child.id() as i32);
-    let stdout = child.stdout.take().map(|mut out| {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = out.read_to_end(&mut buf);
-            let _ = tx.send(buf);
-        });
-        rx
-    });
-    let err = child.stderr.take().expect("stderr piped");
-    let (line_tx, stderr_lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines() {
-            let Ok(line) = line else { break };
-            if line_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let (tx, exited) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    Spawned { pgid, exited, stdout, stderr_lines }
-}
-
-impl Spawned {
-    /// Wait for the exit within `bound`; past it SIGKILL the group and reap. `None` if the bound ran out.
-    fn wait(&self, bound: Duration) -> Option<ExitStatus> {
-        match self.exited.recv_timeout(bound) {
-            Ok(status) => Some(status.expect("wait")),
-            Err(_) => {
-                let _ = killpg(self.pgid, Signal::SIGKILL);
-                let _ = self.exited.recv_timeout(EXIT_BOUND);
-                None
-            }
-        }
-    }
-
-    /// Stop with SIGTERM, SIGKILL after `EXIT_BOUND`; reaped either way.
-    fn stop(&self) {
-        let _ = killpg(self.pgid, Signal::SIGTERM);
-        self.wait(EXIT_BOUND);
-    }
-
-    /// Every stderr line so far (non-blocking).
-    fn stderr_so_far(&self) -> String {
-        self.stderr_lines.try_iter().collect::<Vec<_>>().join("\n")
-    }
-}
-
-/// Whether `pid` still runs (a zombie awaiting its reaper does not).
-fn alive(pid: i32) -> bool {
-    if kill(Pid::from_raw(pid), None).is_err() {
-        return false;
-    }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
-/// Waits, with a bound, for `pid` to be gone (it is not our child: a kill(0) probe every 20 ms);
-/// past the bound SIGKILLs it and returns false.
-fn gone_within(pid: i32, bound: Duration) -> bool {
-    let deadline = Instant::now() + bound;
-    while alive(pid) {
-        if Instant::now() > deadline {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
-}
-
-/// A counting semaphore for [`MAX_CONCURRENT_CASES`].
-static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
-
-struct Slot;
-
-impl Slot {
-    fn take() -> Slot {
-        let (count, freed) = &RUNNING;
-        let mut n = freed.wait_while(count.lock().unwrap(), |n| *n >= MAX_CONCURRENT_CASES).unwrap();
-        *n += 1;
-        Slot
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let (count, freed) = &RUNNING;
-        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
-        freed.notify_one();
-    }
-}
+/// The cases running now (at most [`max_concurrent_cases`]).
+static RUNNING: Slots = Slots::new();
 
 /// What one case produced.
 struct Outcome {
@@ -369,11 +261,12 @@ struct Outcome {
 }
 
 fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
-    let _slot = Slot::take();
+    let _slot = RUNNING.take(max_concurrent_cases());
     let label =
         format!("{}-client-{}-server-{}-{}", client.as_str(), server.as_str(), scenario.transport(), scenario.label());
-    let dir = scratch(&label);
-    let ledger = dir.join("ledger.jsonl");
+    let dir = scratch!("real-clients", &label);
+    let ledger = dir.ledger();
+    let m = margins();
     let started = Instant::now();
     let mut problems = Vec::new();
     let fixtures = paths();
@@ -381,8 +274,8 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let mut argv = client_argv(client);
     argv.extend([scenario.script_arg().into(), "--amount".into(), "42".into()]);
     if scenario != Scenario::FrameworkRerunStdio {
-        argv.extend(["--ledger".into(), ledger.display().to_string(), "--timeout-ms".into(), TIMEOUT_MS.to_string()]);
-        argv.extend(scenario.delay_options());
+        argv.extend(["--ledger".into(), ledger.display().to_string(), "--timeout-ms".into(), m.timeout_ms.to_string()]);
+        argv.extend(scenario.delay_options(m));
     }
 
     // HTTP: the test starts the server and waits for its `listening` line; stdio: the client
@@ -390,25 +283,16 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     let mut http_server = None;
     match scenario {
         Scenario::TimeoutHttp => {
-            let port =
-                std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
-            let extra = ["--transport".to_string(), "http".into(), "--port".into(), port.to_string()];
+            // Port 0: the server binds a port the system chooses and names it in its
+            // `listening` line (no free-port probe that another process could race).
+            let extra = ["--transport".to_string(), "http".into(), "--port".into(), "0".into()];
             let server_argv = fixtures.argv(server, &ledger, &extra).unwrap_or_else(|e| panic!("{e}"));
-            let spawned = spawn(&server_argv, false);
-            let want = format!("listening http://127.0.0.1:{port}/mcp");
-            let deadline = Instant::now() + START_BOUND;
-            let mut seen = Vec::new();
-            loop {
-                match spawned.stderr_lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                    Ok(line) if line.trim() == want => break,
-                    Ok(line) => seen.push(line),
-                    Err(_) => {
-                        spawned.stop();
-                        panic!("{label}: no `{want}` line within {START_BOUND:?}; stderr:\n{}", seen.join("\n"));
-                    }
-                }
-            }
-            argv.extend(["--url".into(), format!("http://127.0.0.1:{port}/mcp")]);
+            let mut spawned = Group::spawn(&server_argv, false);
+            let url = spawned.stderr_until(START_BOUND, fixtures::listening_url).unwrap_or_else(|seen| {
+                spawned.stop(EXIT_BOUND);
+                panic!("{label}: no `listening` line within {START_BOUND:?}; stderr:\n{seen}")
+            });
+            argv.extend(["--url".into(), url]);
             http_server = Some(spawned);
         }
         Scenario::TimeoutStdio
@@ -420,10 +304,10 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
         }
     }
 
-    let proc = spawn(&argv, true);
+    let mut proc = Group::spawn(&argv, true);
     let status = proc.wait(CLIENT_BOUND);
     let stdout = match status {
-        Some(_) => proc.stdout.as_ref().expect("stdout piped").recv_timeout(EXIT_BOUND).unwrap_or_default(),
+        Some(_) => proc.stdout(EXIT_BOUND),
         None => {
             problems.push(format!("the client ran past {CLIENT_BOUND:?} and was SIGKILLed"));
             Vec::new()
@@ -437,8 +321,8 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
         .last()
         .and_then(|l| serde_json::from_str(l).ok())
         .unwrap_or(Value::Null);
-    if let Some(server) = &http_server {
-        server.stop();
+    if let Some(server) = &mut http_server {
+        server.stop(EXIT_BOUND);
     }
 
     let bytes = std::fs::read(&ledger).unwrap_or_default();
@@ -448,7 +332,7 @@ fn run_case(client: ClientSdk, server: Sdk, scenario: Scenario) -> Outcome {
     // Every server process that wrote a line is gone now that its client has exited (stdio: the
     // SDK's transport closed it; http: stopped above).
     for pid in lines.iter().filter_map(|l| l["pid"].as_i64()) {
-        if !gone_within(pid as i32, EXIT_BOUND) {
+        if !pid_gone_within(pid as i32, EXIT_BOUND) {
             problems.push(format!(
                 "server pid {pid} was still running {EXIT_BOUND:?} after its client exited (SIGKILLed now)"
             ));
@@ -495,7 +379,7 @@ fn check(o: &Outcome) -> Vec<String> {
             line["sdk"] == o.server.as_str() && line["transport"] == o.scenario.transport(),
             format!("ledger line from another server: {line}"),
         );
-        expect(line["arguments"] == o.scenario.arguments(), format!("arguments as sent: {line}"));
+        expect(line["arguments"] == o.scenario.arguments(margins()), format!("arguments as sent: {line}"));
     }
 
     let attempts = s["attempts"].as_array().cloned().unwrap_or_default();
@@ -552,8 +436,8 @@ fn check(o: &Outcome) -> Vec<String> {
 
     match o.scenario {
         Scenario::TimeoutStdio | Scenario::TimeoutHttp | Scenario::CancelBeforeCommitStdio => {
-            // The SDK's own timeout: -32001 after about the 1 s given, well before the reply
-            // (held 3 s, or 2.5 s) could have come; then its own notifications/cancelled for that id.
+            // The SDK's own timeout: -32001 after about the timeout given, well before the reply
+            // (held three timeouts, or two and a half) could have come; then its own notifications/cancelled for that id.
             expect(
                 first["ok"] == false && first["error"]["code"] == -32001,
                 format!("attempt 1 failed with -32001 (request timeout): {first}"),
@@ -562,7 +446,7 @@ fn check(o: &Outcome) -> Vec<String> {
             match o.client {
                 ClientSdk::TypeScript => expect(
                     message == "MCP error -32001: Request timed out"
-                        && first["error"]["data"] == json!({"timeout": TIMEOUT_MS}),
+                        && first["error"]["data"] == json!({"timeout": margins().timeout_ms}),
                     format!("TS timeout error: {first}"),
                 ),
                 ClientSdk::Python => {
@@ -571,7 +455,11 @@ fn check(o: &Outcome) -> Vec<String> {
                 ClientSdk::LangGraph => unreachable!("LangGraph only runs scenario 4"),
             }
             let ms = first["ms"].as_u64().unwrap_or(0);
-            expect((TIMEOUT_MS - 10..o.scenario.hold_ms()).contains(&ms), format!("attempt 1 gave up after {ms} ms"));
+            let m = margins();
+            expect(
+                (m.timeout_ms - 10..o.scenario.hold_ms(m)).contains(&ms),
+                format!("attempt 1 gave up after {ms} ms"),
+            );
             let cancelled = s["cancelled"].as_array().cloned().unwrap_or_default();
             expect(
                 cancelled.len() == 1 && cancelled[0]["requestId"] == first["request_id"],

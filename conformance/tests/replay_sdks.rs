@@ -10,17 +10,17 @@
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, ReplayVerdict as Verdict};
-use mcp_once_model::catalogue::RETRY_SCENARIOS;
+use mcp_once_model::catalogue::{Wanted, RETRY_SCENARIOS};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::stdio::Peer;
+use mcp_once_testkit::{fixtures, jsonl, scratch, Scratch};
+use serde_json::json;
+use std::path::Path;
 
 fn paths() -> FixturePaths {
-    FixturePaths {
-        fixtures_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
-    }
+    FixturePaths { fixtures_dir: fixtures::dir(), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
 }
 
 /// Runner options for a fixture; a fixture that is not installed fails the test.
@@ -29,28 +29,14 @@ fn options(sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> Replay
 }
 
 /// A scratch folder for one replay.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-sdks").join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn temp(name: &str) -> Scratch {
+    scratch!("replay-sdks", name)
 }
 
 /// Every process group the evidence says was started is gone.
 fn assert_no_process_left(result: &ReplayResult) {
     let log = result.evidence.as_ref().expect("evidence written");
-    let text = std::fs::read_to_string(log).expect("evidence readable");
-    let mut started = 0;
-    for line in text.lines() {
-        let v: Value = serde_json::from_str(line).expect("evidence lines are JSON");
-        if v["kind"] == "process" && v["event"] == "start" {
-            started += 1;
-            let pgid = v["pid"].as_i64().expect("pid") as i32;
-            let alive = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_ok();
-            assert!(!alive, "process group {pgid} is still alive after the replay");
-        }
-    }
-    assert!(started > 0, "the evidence records no process start");
+    assert_groups_gone(&jsonl::read(log), "replay");
 }
 
 fn run(trace: &TraceFile, profile: Profile, opts: ReplayOptions, name: &str) -> ReplayResult {
@@ -74,7 +60,7 @@ fn four_scenarios(sdk: Sdk) {
         for scenario in &RETRY_SCENARIOS {
             let (trace, profile) = scenario_trace(scenario, sdk, transport).expect("a model trace");
             let label = format!("{} {} {}", sdk.as_str(), transport.as_str(), scenario.name);
-            let dir = scratch(&label.replace(' ', "-"));
+            let dir = temp(&label.replace(' ', "-"));
             let result = run(&trace, profile, options(sdk, transport, &dir, &[]), &label);
             assert_verdict(&result, Verdict::Confirmed, i64::from(scenario.effects), &label);
             assert_eq!(result.expected_effects, u64::from(scenario.effects), "{label}");
@@ -111,17 +97,13 @@ fn kill_restart_reuses_request_id_1_on_both_lines() {
         ServerImpl::Plain,
         1,
         1,
-        false,
+        Wanted::Shortest,
     )
     .unwrap();
-    let dir = scratch("ids-restart");
+    let dir = temp("ids-restart");
     let result = run(&trace, profile, options(Sdk::TypeScript, Transport::Stdio, &dir, &[]), "ids");
     assert_verdict(&result, Verdict::Confirmed, 2, "ids");
-    let lines: Vec<Value> = std::fs::read_to_string(dir.join("ledger.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl::read(&dir.ledger());
     assert_eq!(lines.iter().map(|l| l["request_id"].clone()).collect::<Vec<_>>(), vec![json!(1), json!(1)]);
     assert_ne!(lines[0]["pid"], lines[1]["pid"], "the retry ran on the restarted process");
 }
@@ -138,10 +120,10 @@ fn python_sdk_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation
         ServerImpl::Plain,
         1,
         0,
-        false,
+        Wanted::Shortest,
     )
     .unwrap();
-    let dir = scratch("python-cancel");
+    let dir = temp("python-cancel");
     let result = run(&trace, profile, options(Sdk::Python, Transport::Stdio, &dir, &[]), "python-cancel");
     assert_verdict(&result, Verdict::NotReproduced, 1, "python-cancel");
 }
@@ -159,7 +141,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
             ServerImpl::KeyVolatile,
             1,
             1,
-            false,
+            Wanted::Shortest,
         )
         .unwrap();
         let (after_trace, _) = model_trace(
@@ -170,7 +152,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
             ServerImpl::KeyAfterEffect,
             1,
             1,
-            false,
+            Wanted::Shortest,
         )
         .unwrap();
         for (trace, trace_name) in [(&volatile_trace, "volatile-trace"), (&after_trace, "after-effect-trace")] {
@@ -180,7 +162,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
                 ("key-after-effect", Verdict::Confirmed, 2),
             ] {
                 let label = format!("{} {trace_name} vs {variant}", transport.as_str());
-                let dir = scratch(&label.replace(' ', "-"));
+                let dir = temp(&label.replace(' ', "-"));
                 let opts = options(Sdk::Rust, transport, &dir, &["--variant", variant]);
                 let result = run(trace, profile.clone(), opts, &label);
                 assert_verdict(&result, verdict, effects, &label);
@@ -191,7 +173,7 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
         }
         // The key-after-effect store is broken by a kill between the effect and the key: the
         // first attempt's line is on disk, its key never is.
-        let dir = scratch(&format!("{}-after-effect-keys", transport.as_str()));
+        let dir = temp(&format!("{}-after-effect-keys", transport.as_str()));
         let result = run(
             &after_trace,
             profile.clone(),
@@ -199,13 +181,37 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
             "keys",
         );
         assert_verdict(&result, Verdict::Confirmed, 2, "keys");
-        let first: Value =
-            serde_json::from_str(std::fs::read_to_string(dir.join("ledger.jsonl")).unwrap().lines().next().unwrap())
-                .unwrap();
-        let keys = std::fs::read_to_string(dir.join("ledger.jsonl.keys")).unwrap_or_default();
-        for k in keys.lines() {
-            let k: Value = serde_json::from_str(k).unwrap();
-            assert_ne!(k["pid"], first["pid"], "the killed process stored its key after all: {keys}");
+        let lines = jsonl::read(&dir.ledger());
+        // The key store may not exist yet: the run can end before the retry's key is stored. A
+        // fresh server on the same files then gets the same key and stores or replays it, so
+        // the store must exist and never name the killed process (a wrong path fails here).
+        let argv: Vec<String> = [env!("CARGO_BIN_EXE_mcp-once-fixture"), "--variant", "key-after-effect", "--ledger"]
+            .into_iter()
+            .map(String::from)
+            .chain([dir.ledger().display().to_string()])
+            .collect();
+        let mut server = Peer::spawn(&argv, std::time::Duration::from_secs(20));
+        server.initialize("replay-sdks");
+        let mut arguments = lines[0]["arguments"].as_object().expect("arguments").clone();
+        arguments.retain(|k, _| !k.starts_with("delay_")); // the pacing holds, not compared
+        let params = json!({"name": "charge", "arguments": arguments,
+                            "idempotencyKey": lines[0]["idempotency_key"].clone()});
+        let again = server.request(json!(9), "tools/call", params);
+        assert!(again.get("result").is_some(), "{again}");
+        let pid = server.child.id();
+        drop(server);
+        let keys = jsonl::read(&dir.join("ledger.jsonl.keys"));
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        assert_ne!(keys[0]["pid"], lines[0]["pid"], "the killed process stored its key after all: {keys:?}");
+        // Whether the restarted process stored the retry's key before the runner stopped it is
+        // a race: the record is the retry's (and the fresh server replayed it), or the fresh
+        // server's own (it ran the call a third time).
+        let ledger = jsonl::read(&dir.ledger());
+        if keys[0]["pid"] == lines[1]["pid"] {
+            assert_eq!(ledger.len(), 2, "the fresh server replayed the retry's record: {keys:?}");
+        } else {
+            assert_eq!(keys[0]["pid"], json!(pid), "{keys:?}");
+            assert_eq!(ledger.len(), 3, "no record, so the same key ran again");
         }
     }
 }

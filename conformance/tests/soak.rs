@@ -11,12 +11,13 @@ use mcp_once_conformance::replay::observer::Observer;
 use mcp_once_conformance::replay::process::LaunchSpec;
 use mcp_once_conformance::replay::{replay, KeyAt, ReplayOptions, ReplayVerdict, Revision, Target};
 use mcp_once_model::search::check_property;
-use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::{
     Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
 };
+use mcp_once_testkit::process::group_alive;
+use mcp_once_testkit::scratch;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
@@ -33,8 +34,7 @@ fn scenario_1() -> (TraceFile, Profile) {
     };
     let model = McpModel::new(config, profile.clone()).expect("applicable");
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
-    let itf = to_itf(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false);
-    (TraceFile::parse("scenario-1", &itf.to_string()).expect("trace parses"), profile)
+    (TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false), profile)
 }
 
 /// Open file descriptors of this process.
@@ -63,13 +63,6 @@ fn children() -> Vec<String> {
     out
 }
 
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("soak-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
 /// The counters see what they count: one more fd for an open file, one more child for a
 /// started process, and neither once they are closed and reaped.
 fn check_the_counters() {
@@ -96,7 +89,7 @@ fn soak(runs: usize) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     check_the_counters();
     let (trace, profile) = scenario_1();
-    let dir = scratch();
+    let dir = scratch!("soak", "ledgers");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let (fds_before, children_before) = (open_fds(), children());
     let mut walls = Vec::with_capacity(runs);
@@ -128,10 +121,7 @@ fn soak(runs: usize) {
         walls.push(result.wall_ms);
         for pid in evidence.records().iter().filter_map(|r| r.started_pid()) {
             let pgid = pid as i32;
-            assert!(
-                nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(),
-                "run {i}: process group {pgid} outlived its replay"
-            );
+            assert!(!group_alive(pgid), "run {i}: process group {pgid} outlived its replay");
         }
         let _ = std::fs::remove_file(&ledger);
     }

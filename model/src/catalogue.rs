@@ -6,7 +6,7 @@ use crate::config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Trans
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
 use crate::property::PropertyKind;
-use crate::search::{check_property, worst_case};
+use crate::search::{check_property, shortest_after_crash, worst_case};
 use crate::trace::{TraceFile, TraceKind};
 
 /// A retry scenario: one logical call, the client's retry behaviour and the faults around it,
@@ -38,7 +38,16 @@ pub struct Scenario {
     /// The server behaviours the probe replays the scenario's traces for: each behaviour the
     /// model knows for an unkeyed call; for a keyed one, the key stores that break it.
     pub servers: &'static [ServerImpl],
+    /// The trace must pass through a server crash (the shortest such counterexample): a check
+    /// named for a crash replays a crash, even where a stream break alone is shorter (HTTP).
+    pub needs_crash: bool,
+    /// The transports the scenario exists on.
+    pub transports: &'static [Transport],
+    /// What the check takes for granted about the server and the client, in plain words.
+    pub assumes: &'static str,
 }
+
+const BOTH: &[Transport] = &[Transport::Stdio, Transport::Http];
 
 /// Scenarios 1 and 3: the client times out, cancels, and retries once.
 pub const TIMEOUT_CANCEL_RETRY: Scenario = Scenario {
@@ -53,6 +62,9 @@ pub const TIMEOUT_CANCEL_RETRY: Scenario = Scenario {
     worst_case: false,
     effects: 2,
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+    needs_crash: false,
+    transports: BOTH,
+    assumes: "a tool that runs longer than the client's timeout: the runner times out at once, whatever the tool's real speed",
 };
 
 /// Scenario 2: the server is SIGKILLed after its effect, restarted, and the call retried.
@@ -68,6 +80,9 @@ pub const KILL_RESTART_RETRY: Scenario = Scenario {
     worst_case: false,
     effects: 2,
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+    needs_crash: true,
+    transports: BOTH,
+    assumes: "the server can die between its effect and its response; the runner makes that point (the tool's delay arguments, strace holding the response's write, or an emulated loss)",
 };
 
 /// Scenario 4: an agent framework re-runs the failed step (three attempts, as LangGraph's
@@ -84,6 +99,9 @@ pub const FRAMEWORK_RERUN: Scenario = Scenario {
     worst_case: true,
     effects: 3,
     servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+    needs_crash: false,
+    transports: BOTH,
+    assumes: "an agent framework that re-runs the whole failed step, as LangGraph's default RetryPolicy does (three attempts)",
 };
 
 /// SEP-3182: the call carries one idempotency key, and is retried after SIGKILL and restart;
@@ -101,10 +119,36 @@ pub const KEYED_RETRY: Scenario = Scenario {
     worst_case: false,
     effects: 2,
     servers: &[ServerImpl::KeyVolatile, ServerImpl::KeyAfterEffect],
+    needs_crash: true,
+    transports: BOTH,
+    assumes: "a client that sends one idempotency key per logical call and retries with it after the server died between its effect and its response",
+};
+
+/// Streamable HTTP: the response stream breaks (no crash), and the client retries the call.
+pub const STREAM_BREAK_RETRY: Scenario = Scenario {
+    name: "stream-break-retry",
+    check_id: "mcp-once-retry-after-stream-break",
+    title: "Retry after a broken response stream",
+    description: "A call whose HTTP response stream broke before the response (the server kept running) and which the client then retried takes effect at most once",
+    client: ClientPolicy::RetryOnDisconnect,
+    retries: 1,
+    crashes: 0,
+    key: KeyLifetime::None,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::Plain, ServerImpl::HonoursCancel],
+    needs_crash: false,
+    transports: &[Transport::Http],
+    assumes: "a response stream that breaks before its response while the server keeps running, and a client that retries on the break",
 };
 
 /// The three retry scenarios of the problem statement (scenario 3 is scenario 1 over HTTP).
 pub const RETRY_SCENARIOS: [Scenario; 3] = [TIMEOUT_CANCEL_RETRY, KILL_RESTART_RETRY, FRAMEWORK_RERUN];
+
+/// The unkeyed scenarios the probe checks: the three retry scenarios and, over HTTP, the
+/// stream break (a fault of its own, apart from a crash).
+pub const PROBE_SCENARIOS: [Scenario; 4] =
+    [TIMEOUT_CANCEL_RETRY, KILL_RESTART_RETRY, STREAM_BREAK_RETRY, FRAMEWORK_RERUN];
 
 impl Scenario {
     /// One logical call with the scenario's retries and crashes.
@@ -125,22 +169,38 @@ impl Scenario {
         transport: Transport,
         server: ServerImpl,
     ) -> Result<Option<TraceFile>, String> {
-        replay_trace(self.config(&profile.name, transport, server), profile, self.worst_case)
+        if !self.transports.contains(&transport) {
+            return Ok(None);
+        }
+        let wanted = match (self.worst_case, self.needs_crash) {
+            (true, _) => Wanted::WorstCase,
+            (false, true) => Wanted::AfterCrash,
+            (false, false) => Wanted::Shortest,
+        };
+        replay_trace(self.config(&profile.name, transport, server), profile, wanted)
     }
 }
 
-/// The model's trace for a one-call configuration, as a replay takes it: the shortest
-/// at-most-once counterexample, or (`worst`) the shortest path to the worst case; `None` when
-/// the model has no such trace, an error when the configuration does not apply.
-pub fn replay_trace(config: Config, profile: &Profile, worst: bool) -> Result<Option<TraceFile>, String> {
+/// Which trace of a configuration a replay takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// The shortest at-most-once counterexample.
+    Shortest,
+    /// The shortest at-most-once counterexample that passes through a server crash.
+    AfterCrash,
+    /// The shortest path to the worst case (the most effects one call can take).
+    WorstCase,
+}
+
+/// The model's trace for a one-call configuration, as a replay takes it (see [`Wanted`]);
+/// `None` when the model has no such trace, an error when the configuration does not apply.
+pub fn replay_trace(config: Config, profile: &Profile, wanted: Wanted) -> Result<Option<TraceFile>, String> {
     let model = McpModel::new(config, profile.clone())?;
-    let (kind, path) = if worst {
-        (TraceKind::WorstCase, worst_case(&model).trace)
-    } else {
-        (
-            TraceKind::Counterexample(PropertyKind::AtMostOnce),
-            check_property(&model, PropertyKind::AtMostOnce).counterexample,
-        )
+    let at_most_once = TraceKind::Counterexample(PropertyKind::AtMostOnce);
+    let (kind, path) = match wanted {
+        Wanted::WorstCase => (TraceKind::WorstCase, worst_case(&model).trace),
+        Wanted::AfterCrash => (at_most_once, shortest_after_crash(&model, PropertyKind::AtMostOnce)),
+        Wanted::Shortest => (at_most_once, check_property(&model, PropertyKind::AtMostOnce).counterexample),
     };
     let Some(path) = path else { return Ok(None) };
     Ok(Some(TraceFile::from_counterexample(&model, kind, &path, false)))

@@ -14,7 +14,7 @@
 use crate::action::Action;
 use crate::model::McpModel;
 use crate::property::PropertyKind;
-use crate::search::{replay, CheckResult, Counterexample, Stats, Verdict, WorstCase};
+use crate::search::{CheckResult, Counterexample, Stats, Verdict, WorstCase};
 use crate::state::State;
 use stateright::Model;
 use std::collections::VecDeque;
@@ -168,15 +168,7 @@ fn path(model: &McpModel, nodes: &[Node], node: u32) -> Counterexample {
         at = nodes[at as usize].parent;
     }
     actions.reverse();
-    let states = replay(model, &actions).expect("a path the search found replays");
-    let mut index_path = vec!["0".to_string()];
-    let mut offered = Vec::new();
-    for (s, a) in states.iter().zip(&actions) {
-        offered.clear();
-        model.actions(s, &mut offered);
-        index_path.push(offered.iter().position(|x| x == a).expect("offered").to_string());
-    }
-    Counterexample { states, actions, index_path: index_path.join("/") }
+    crate::search::counterexample(model, actions)
 }
 
 /// What [`shortest_lengths`] finds: the lengths of shortest paths, without the paths.

@@ -163,6 +163,57 @@ pub fn shortest_to_effects(model: &McpModel, effects: u8) -> Option<Counterexamp
     run(model, Check::EffectsBelow(effects)).0
 }
 
+/// A shortest counterexample to `property` whose violating step comes after a server crash, if
+/// any (a check named for a crash must replay one that matters: over HTTP a stream break alone
+/// violates at-most-once sooner, and a crash appended after the violation would prove nothing).
+/// Breadth-first over the model's states paired with "a crash has happened"; a state that
+/// violates the property before any crash is a dead end, and stream breaks are left out (the
+/// client learns of the failure from the crash itself, as on stdio).
+pub fn shortest_after_crash(model: &McpModel, property: PropertyKind) -> Option<Counterexample> {
+    let mut seen: HashMap<(State, bool), ()> = HashMap::new();
+    // (state, crashed, parent node, action from the parent)
+    let mut nodes: Vec<(State, bool, usize, Option<Action>)> = Vec::new();
+    let mut queue = VecDeque::new();
+    for s in model.init_states() {
+        if seen.insert((s.clone(), false), ()).is_none() {
+            nodes.push((s, false, 0, None));
+            queue.push_back(nodes.len() - 1);
+        }
+    }
+    let mut offered = Vec::new();
+    while let Some(at) = queue.pop_front() {
+        let (s, crashed) = (nodes[at].0.clone(), nodes[at].1);
+        offered.clear();
+        model.actions(&s, &mut offered);
+        for a in offered.drain(..) {
+            if matches!(a, Action::StreamBreak { .. }) {
+                continue;
+            }
+            let Some(next) = model.next_state(&s, a) else { continue };
+            let now_crashed = crashed || a == Action::ServerCrash;
+            if !seen.insert((next.clone(), now_crashed), ()).is_none() {
+                continue;
+            }
+            let violated = !property.holds(model, &next);
+            nodes.push((next, now_crashed, at, Some(a)));
+            if violated && now_crashed {
+                let mut actions = Vec::new();
+                let mut n = nodes.len() - 1;
+                while let Some(a) = nodes[n].3 {
+                    actions.push(a);
+                    n = nodes[n].2;
+                }
+                actions.reverse();
+                return Some(counterexample(model, actions));
+            }
+            if !violated {
+                queue.push_back(nodes.len() - 1);
+            }
+        }
+    }
+    None
+}
+
 /// Find the worst case: the largest per-call effect count reachable, with a shortest path.
 pub fn worst_case(model: &McpModel) -> WorstCase {
     let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };
@@ -214,6 +265,20 @@ pub fn shortest_path_len(model: &McpModel, bad: impl Fn(&State) -> bool) -> Opti
         }
     }
     None
+}
+
+/// The path of `actions` from the initial state, as a counterexample (its states, and the
+/// Explorer's action-index path). The actions must be a path of the model.
+pub(crate) fn counterexample(model: &McpModel, actions: Vec<Action>) -> Counterexample {
+    let states = replay(model, &actions).expect("a path the search found replays");
+    let mut index_path = vec!["0".to_string()];
+    let mut offered = Vec::new();
+    for (s, a) in states.iter().zip(&actions) {
+        offered.clear();
+        model.actions(s, &mut offered);
+        index_path.push(offered.iter().position(|x| x == a).expect("offered").to_string());
+    }
+    Counterexample { states, actions, index_path: index_path.join("/") }
 }
 
 /// Replay `actions` from the initial state, checking that each is one the model offers in the

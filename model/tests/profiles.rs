@@ -2,12 +2,11 @@
 //! overrides, and every kind of bad file is rejected with its file, line and reason.
 
 use mcp_once_model::profile::{IdScope, KeyPlacement, KnobId, Profile};
-use std::path::{Path, PathBuf};
+use mcp_once_testkit::{scratch, Scratch};
+use std::path::Path;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-once-profiles-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> Scratch {
+    scratch!("profiles", name)
 }
 
 fn write(dir: &Path, file: &str, text: &str) -> String {

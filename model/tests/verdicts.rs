@@ -262,3 +262,39 @@ fn every_step_of_a_counterexample_carries_its_citations() {
     assert!(cites[0].2.quote.contains("the client **SHOULD** restart it"));
     assert_eq!(cites[0].2.path, "docs/specification/2026-07-28/basic/transports/stdio.mdx");
 }
+
+/// Each scenario's check is named for its fault, so its trace must contain that fault: a crash
+/// scenario's trace has a `ServerCrash` before its violating commit on every transport (over
+/// HTTP a stream break alone is a shorter counterexample, and must not stand in for it, nor a
+/// crash appended after the violation), and the stream-break scenario has a `StreamBreak` and no
+/// crash.
+#[test]
+fn every_catalogue_trace_has_the_fault_its_check_is_named_for() {
+    use mcp_once_model::catalogue::{KEYED_RETRY, PROBE_SCENARIOS};
+    let plain = Profile::load("mcp-2025-11-25").unwrap();
+    let keyed = Profile::load("sep-3182").unwrap();
+    let mut checked = 0;
+    for (scenario, profile) in PROBE_SCENARIOS.iter().map(|s| (s, &plain)).chain([(&KEYED_RETRY, &keyed)]) {
+        for &transport in scenario.transports {
+            for &server in scenario.servers {
+                let Some(trace) = scenario.trace(profile, transport, server).unwrap() else { continue };
+                let has = |name: &str| trace.actions.iter().any(|a| a.name() == name);
+                let label = format!("{} over {} ({})", scenario.check_id, transport.as_str(), server.as_str());
+                assert_eq!(has("ServerCrash"), scenario.needs_crash, "{label}: {:?}", trace.actions);
+                if scenario.check_id.contains("stream-break") {
+                    assert!(has("StreamBreak"), "{label}: {:?}", trace.actions);
+                }
+                if scenario.needs_crash {
+                    // The crash comes before the violating commit (the last step), not after it.
+                    let crash = trace.actions.iter().position(|a| a.name() == "ServerCrash").unwrap();
+                    assert!(crash + 1 < trace.actions.len(), "{label}: {:?}", trace.actions);
+                    assert_eq!(trace.actions.last().map(|a| a.name()), Some("ServerCommit"), "{label}");
+                    assert!(!has("StreamBreak"), "{label}: the client learns of the crash itself");
+                }
+                checked += 1;
+            }
+        }
+    }
+    // 3 two-transport scenarios x 2 servers, the stream break over HTTP x 2, the keyed x 2 x 2.
+    assert_eq!(checked, 3 * 2 * 2 + 2 + 2 * 2);
+}

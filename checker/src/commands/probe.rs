@@ -1,10 +1,12 @@
 //! `mcp-once probe`: a server conformance-tested with the model's catalogue (and the SEP-3182
-//! key checks with `--key-at`), in the MCP conformance suite's check shape.
+//! key checks with `--key-at`), in the MCP conformance suite's check shape, after a preflight.
 
 use crate::args::{OutFormat, TargetArgs};
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::replay;
+use mcp_once_conformance::replay::baseline::ExpectedFailures;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `mcp-once probe`.
@@ -12,7 +14,16 @@ use std::process::ExitCode;
 pub struct ProbeArgs {
     #[command(flatten)]
     target: TargetArgs,
-    /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape).
+    /// Run only these checks (comma-separated ids; the preflight always runs)
+    #[arg(long, value_delimiter = ',')]
+    checks: Vec<String>,
+    /// The checks the server is known to fail, in the MCP conformance suite's YAML shape
+    /// (`server:` a list of check ids): exit 0 when only they fail, 1 on a new failure or a
+    /// listed check that now passes (stale baseline), 2 when a check could not be tested
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape, with
+    /// `baseline` when --expected-failures is given).
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
 }
@@ -20,13 +31,39 @@ pub struct ProbeArgs {
 /// Run `mcp-once probe`: exit 1 a check failed, 2 one could not be tested, 0 all passed.
 pub fn run(a: ProbeArgs) -> Result<ExitCode> {
     let options = a.target.options()?;
-    let Some(checks) = replay::run_probe(options, a.target.key_at.is_some())? else {
+    let keyed = a.target.key_at.is_some();
+    let baseline = match &a.expected_failures {
+        Some(path) => {
+            let b = ExpectedFailures::load(path).map_err(|e| anyhow!("--expected-failures {e}"))?;
+            let known = replay::probe::check_ids(options.target.transport(), keyed);
+            b.check_ids(&known).map_err(|e| anyhow!("--expected-failures {}: {e}", path.display()))?;
+            Some(b)
+        }
+        None => None,
+    };
+    let Some(checks) = replay::run_probe(options, keyed, &a.checks)? else {
         eprintln!("mcp-once: probe interrupted; every server process group was killed");
         return Ok(ExitCode::from(2));
     };
+    let judged = baseline.as_ref().map(|b| b.judge(&checks));
     match a.format {
-        OutFormat::Text => print!("{}", replay::checks::to_text(&checks)),
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&replay::checks::to_json(&checks))?),
+        OutFormat::Text => {
+            print!("{}", replay::checks::to_text(&checks));
+            if let Some(j) = &judged {
+                print!("{}", j.to_text());
+            }
+        }
+        OutFormat::Json => {
+            let mut out = replay::checks::to_json(&checks);
+            if let Some(j) = &judged {
+                out["baseline"] = serde_json::json!({
+                    "expected": j.expected, "unexpected": j.unexpected, "stale": j.stale,
+                    "untestable": j.untestable, "exitCode": j.exit_code(),
+                });
+            }
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
     }
-    Ok(ExitCode::from(replay::checks::exit_code(&checks)))
+    let code = judged.map_or_else(|| replay::checks::exit_code(&checks), |j| j.exit_code());
+    Ok(ExitCode::from(code))
 }

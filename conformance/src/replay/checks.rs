@@ -14,9 +14,26 @@ pub enum Status {
     /// It did not.
     #[serde(rename = "FAILURE")]
     Failure,
-    /// The runner could not establish an outcome ("Not testable: …", `details.untestable`).
+    /// A SHOULD of the spec not met (the server stayed correct, less helpfully).
     #[serde(rename = "WARNING")]
     Warning,
+    /// The runner could not establish an outcome: reported as the conformance suite reports a
+    /// check that cannot be exercised, a FAILURE whose message starts "Not testable:", with
+    /// `details.untestable`; never a pass, and it sets the exit code to 2, not 1.
+    #[serde(rename = "FAILURE")]
+    Untestable,
+}
+
+impl Status {
+    /// The status as the text output spells it (untestable ones apart from failures).
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Success => "SUCCESS",
+            Status::Failure => "FAILURE",
+            Status::Warning => "WARNING",
+            Status::Untestable => "UNTESTED",
+        }
+    }
 }
 
 /// A spec clause a check rests on.
@@ -78,11 +95,11 @@ pub fn reference(c: &mcp_once_model::Citation) -> SpecReference {
 }
 
 /// The probe's exit code: 1 if a check failed, 2 if none failed and one could not be tested,
-/// 0 if all succeeded.
+/// 0 otherwise (warnings, unmet SHOULDs, do not fail a run).
 pub fn exit_code(checks: &[CheckRecord]) -> u8 {
     if checks.iter().any(|c| c.status == Status::Failure) {
         1
-    } else if checks.iter().any(|c| c.status == Status::Warning) {
+    } else if checks.iter().any(|c| c.status == Status::Untestable) {
         2
     } else {
         0
@@ -99,23 +116,40 @@ pub fn to_text(checks: &[CheckRecord]) -> String {
     let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     let mut s = String::new();
     for c in checks {
-        let status = match c.status {
-            Status::Success => "SUCCESS",
-            Status::Failure => "FAILURE",
-            Status::Warning => "WARNING",
-        };
+        let status = c.status.label();
         s.push_str(&format!("{} [{:<width$}] {:<7} {}\n", c.timestamp, c.id, status, c.description));
+        let pad = format!("{:>24} {:<width$}  ", "", "");
         if let Some(e) = &c.error_message {
-            s.push_str(&format!("{:>24} {:<width$}  {e}\n", "", ""));
+            s.push_str(&format!("{pad}{e}\n"));
         }
+        if let Some(a) = c.details.get("assumes").and_then(Value::as_str) {
+            s.push_str(&format!("{pad}assumes {a}\n"));
+        }
+        for r in c.details.get("replays").and_then(Value::as_array).into_iter().flatten() {
+            let effects = match (r.get("observed_effects").and_then(Value::as_i64), r.get("expected_effects")) {
+                (Some(n), Some(e)) => format!(", {n} of {e} effects"),
+                _ => String::new(),
+            };
+            let verdict = r.get("verdict").and_then(Value::as_str).unwrap_or("?");
+            let trace = r.get("trace").and_then(Value::as_str).unwrap_or("?");
+            s.push_str(&format!("{pad}replay {trace}: {verdict}{effects}\n"));
+        }
+        for f in c.details.get("findings").and_then(Value::as_array).into_iter().flatten() {
+            s.push_str(&format!("{pad}{}\n", f.as_str().unwrap_or("")));
+        }
+    }
+    let revision = checks.iter().find_map(|c| c.details.get("revision").and_then(Value::as_str));
+    if let Some(r) = revision {
+        s.push_str(&format!("protocol revision spoken: {r}\n"));
     }
     let count = |st: Status| checks.iter().filter(|c| c.status == st).count();
     s.push_str(&format!(
-        "{} checks: {} success, {} failure, {} warning\n",
+        "{} checks: {} success, {} failure, {} warning, {} not testable\n",
         checks.len(),
         count(Status::Success),
         count(Status::Failure),
-        count(Status::Warning)
+        count(Status::Warning),
+        count(Status::Untestable)
     ));
     s
 }

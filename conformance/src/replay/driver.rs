@@ -3,11 +3,16 @@
 //! performed; server steps are awaited with a bound and observed (a response frame, the
 //! observer's count, a process exit), never assumed.
 
+mod crash_point;
+
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
+use crate::replay::message::Logical;
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
-use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Done, Sent, Stop};
-use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
+use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Commit, Done, Sent, Stop};
+use crate::replay::types::{
+    revision_for, CrashMethod, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus,
+};
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Action, Profile, State, Transport};
@@ -33,6 +38,9 @@ pub struct Driver<'t> {
     notes: Vec<String>,
     trace_name: String,
     deferred: Vec<(AttemptId, Deferred)>,
+    /// The crash points armed: the attempt, how, and (after the kill) whether its response
+    /// had been written.
+    crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
 }
 
 /// A transport event the client has done but the server has not seen yet (HTTP): the model
@@ -72,6 +80,7 @@ impl<'t> Driver<'t> {
             notes: Vec::new(),
             trace_name: trace_name.into(),
             deferred: Vec::new(),
+            crash_points: Vec::new(),
         }
     }
 
@@ -125,6 +134,11 @@ impl<'t> Driver<'t> {
                 (verdict, reason)
             }
             _ => (verdict, reason),
+        };
+        let reason = if verdict == ReplayVerdict::NotReproduced && self.emulated_loss() {
+            format!("{reason}; the crash point was emulated (the server wrote its response before the kill, and the runner discarded it), which can hide a violation on a server that records a call only as it replies")
+        } else {
+            reason
         };
         let mut settled = None;
         if can_settle {
@@ -313,7 +327,9 @@ impl<'t> Driver<'t> {
             .position(|x| *x == Action::ServerCommit { call, attempt })
             .unwrap_or(0);
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
-        let msg = self.session.call_message(&id, key.as_deref(), hold, stagger);
+        self.arm_crash_point((call, attempt)).await;
+        let tag = format!("{}-c{call}", self.nonce);
+        let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         self.session
             .send(&msg)
             .await
@@ -472,31 +488,6 @@ impl<'t> Driver<'t> {
         })
     }
 
-    async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        let s = self.attempt(a)?;
-        let bound = self.session.opts.step_timeout;
-        let sent = &self.sent;
-        let seen = self
-            .session
-            .wait_until(Instant::now() + bound, async |session| {
-                if let Some(r) = answer(sent, session, a) {
-                    return Some(Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short or the server has no delay arguments", a.0, a.1, summarize(&r)))));
-                }
-                let why = match session.opts.target.transport() {
-                    Transport::Stdio => session.closed(s.gen),
-                    Transport::Http => session.failure_for(s.gen, &s.id),
-                };
-                why.map(|w| Ok(Done::observed(w)))
-            })
-            .await;
-        seen.unwrap_or_else(|| {
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: the connection did not break within {} ms", a.0, a.1, bound.as_millis()),
-            ))
-        })
-    }
-
     async fn stream_break(&mut self, a: AttemptId) -> Result<Done, Stop> {
         self.attempt(a)?;
         if self.session.opts.target.transport() != Transport::Http {
@@ -534,11 +525,13 @@ impl<'t> Driver<'t> {
         let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
         let (sent, baseline) = (&self.sent, self.baseline);
+        let last = self.trace.actions.iter().rev().find(|x| matches!(x, Action::ServerCommit { .. }));
+        let want = Commit { expected, violating: last == Some(&Action::ServerCommit { call: a.0, attempt: a.1 }) };
         let mut n = 0;
         let seen = self
             .session
             .wait_until(Instant::now() + bound, async |session| {
-                commit_seen(session, sent, baseline, a, &s, expected, &mut n).await.transpose()
+                commit_seen(session, sent, baseline, a, &s, want, &mut n).await.transpose()
             })
             .await;
         if let Some(done) = seen {
@@ -550,37 +543,6 @@ impl<'t> Driver<'t> {
     async fn server_respond(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let resp = self.await_response(a).await?;
         Ok(Done::observed(summarize(&resp)))
-    }
-
-    async fn server_crash(&mut self) -> Result<Done, Stop> {
-        if !self.session.can_restart() {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                "ServerCrash: the runner did not start this HTTP server; give --launch so it can kill and restart it",
-            ));
-        }
-        if !self.session.opts.observer.outside_server() {
-            self.pre_crash = Some(self.effects_now().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?);
-        }
-        self.session.kill().await.map_err(|e| stop(ReplayVerdict::Diverged, format!("ServerCrash: {e}")))?;
-        Ok(Done::driven("SIGKILL to the server's process group; reaped"))
-    }
-
-    async fn server_restart(&mut self) -> Result<Done, Stop> {
-        self.session
-            .start()
-            .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("ServerRestart: the server did not come back: {e}")))?;
-        if let Some(before) = self.pre_crash.take() {
-            let after = self.effects_now().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
-            if before == 0 {
-                return Err(stop(ReplayVerdict::Inconclusive, "the tool observer had no effect to show before the crash, so it cannot show that effects survive a restart"));
-            }
-            if after < before {
-                return Err(stop(ReplayVerdict::Inconclusive, format!("the observer lost state across the restart ({before} effects before, {after} after): it cannot see effects across a restart")));
-            }
-        }
-        Ok(Done::driven("restarted and handshake answered"))
     }
 }
 

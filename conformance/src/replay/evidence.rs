@@ -3,7 +3,7 @@
 //! as JSON lines as it happens (`evidence.jsonl`), so an interrupted or crashed run keeps what
 //! it saw, and kept in memory for the result and the report.
 
-use crate::replay::types::{ReplayVerdict, StepStatus};
+use crate::replay::types::{CrashMethod, ReplayVerdict, StepStatus};
 use anyhow::{anyhow, Context};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -70,6 +70,16 @@ pub enum Event {
         /// The effect counts (absent when the run was interrupted).
         #[serde(flatten)]
         effects: Option<VerdictEffects>,
+    },
+    /// A crash point: how the kill between an attempt's effect and its response was made, and
+    /// whether the response had left the server before it.
+    CrashPoint {
+        /// The attempt (`call C attempt A`).
+        attempt: String,
+        /// How it was made.
+        method: CrashMethod,
+        /// Whether the server had written the response before the kill.
+        response_written: bool,
     },
     /// A decision of the runner, a reordering, a pacing choice.
     Note {

@@ -4,23 +4,30 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits), [`driver`] (one
-//! method per model action) and [`step`] (how a step ends), [`probe`] (the catalogue of checks for one server) and [`checks`] (its records), [`process`]
+//! method per model action) and [`step`] (how a step ends), [`probe`] (the catalogue of checks
+//! for one server, after its [`preflight`]; the SEP-3182 [`key_checks`]) and [`checks`] (their
+//! records), [`process`]
 //! (server processes and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client),
 //! [`observer`] (counting effects), [`pacing`] (which server steps to hold back), [`evidence`]
 //! (the log), [`sdk_fixtures`] (the SDK fixtures and the scenarios as ready-made replays).
 
+pub mod baseline;
 pub mod checks;
 pub mod driver;
 pub mod evidence;
 pub mod frame;
+pub mod key_checks;
+pub mod message;
 pub mod observer;
 pub mod pacing;
+pub mod preflight;
 pub mod probe;
 pub mod process;
 pub mod run;
 pub mod sdk_fixtures;
 pub mod session;
 pub mod step;
+pub mod tracer;
 pub mod types;
 pub mod wire;
 

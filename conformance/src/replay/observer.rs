@@ -57,16 +57,17 @@ pub struct Observer {
 }
 
 impl Observer {
-    /// Parse `ledger:PATH`, `cmd:COMMAND` or `tool:NAME[:SELECTOR]` (SELECTOR: a JSON pointer
+    /// Parse `ledger:PATH`, `cmd:COMMAND` (split into argv, no shell), `sh:SCRIPT` (run by
+    /// `sh -c`, for pipes and redirections) or `tool:NAME[:SELECTOR]` (SELECTOR: a JSON pointer
     /// starting with `/`, or `re:REGEX`; default `/count`). `filter` (`FIELD=JSON`), `tool_args`
     /// (JSON) and `step` come from their own options.
     pub fn parse(spec: &str, filter: Option<&str>, tool_args: Option<&str>, step: f64) -> Result<Observer> {
         if step == 0.0 || !step.is_finite() {
             return Err(anyhow!("--observe-step: must be a non-zero number"));
         }
-        let (kind, rest) = spec
-            .split_once(':')
-            .ok_or_else(|| anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND or tool:NAME[:SELECTOR]"))?;
+        let (kind, rest) = spec.split_once(':').ok_or_else(|| {
+            anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND, sh:SCRIPT or tool:NAME[:SELECTOR]")
+        })?;
         let source = match kind {
             "ledger" => {
                 if rest.is_empty() {
@@ -85,6 +86,8 @@ impl Observer {
                 Source::Ledger { path: PathBuf::from(rest), filter }
             }
             "cmd" => Source::Command { argv: crate::replay::process::split_command("--observe cmd:", rest)? },
+            "sh" if rest.trim().is_empty() => return Err(anyhow!("--observe: sh: needs a script")),
+            "sh" => Source::Command { argv: vec!["sh".into(), "-c".into(), rest.into()] },
             "tool" => {
                 let (name, selector) = match rest.split_once(':') {
                     Some((n, s)) => (n, s),
@@ -289,6 +292,9 @@ mod tests {
         assert_eq!(extract(&r, &Extract::Pointer("/tx".into())), Ok(2.0));
         assert_eq!(extract(&r, &Extract::Regex(Regex::new(r"balance: (\d+)").unwrap())), Ok(58.0));
         assert!(extract(&json!({"isError": true, "content": []}), &Extract::Pointer("/count".into())).is_err());
+        let sh = Observer::parse("sh:wc -l < l.txt", None, None, 1.0).unwrap();
+        assert!(matches!(&sh.source, Source::Command { argv } if argv == &["sh", "-c", "wc -l < l.txt"]));
+        assert!(Observer::parse("sh: ", None, None, 1.0).is_err());
         let o = Observer::parse("cmd:echo 1", None, None, -42.0).unwrap();
         assert_eq!(o.effects(100.0, 16.0), Ok(2));
         assert!(o.effects(100.0, 50.0).is_err());

@@ -3,6 +3,8 @@
 //! and always reaped. Every live group is also kept in a process-wide registry, so that an
 //! interrupted runner (SIGINT, SIGTERM) can kill them all before it exits.
 
+use crate::replay::evidence::{Event, Evidence};
+use crate::replay::frame::{LineSplitter, Piece};
 use anyhow::{anyhow, Context, Result};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -105,6 +107,14 @@ impl ServerProcess {
         self.pid
     }
 
+    /// SIGKILL the whole process group, without waiting (a traced group is reaped once its
+    /// tracer lets go: see [`crate::replay::tracer`]).
+    pub fn signal_kill(&self) {
+        if self.reaped.is_none() {
+            let _ = killpg(Pid::from_raw(self.pid as i32), Signal::SIGKILL);
+        }
+    }
+
     /// SIGKILL the whole process group and reap the leader, waiting at most `bound`.
     pub async fn kill(&mut self, bound: Duration) -> Result<ExitStatus> {
         if let Some(status) = self.reaped {
@@ -172,6 +182,30 @@ impl Drop for ServerProcess {
                 }
             }
             unregister(self.pid as i32);
+        }
+    }
+}
+
+/// Log a server's output stream line by line (its first 200 lines) as `channel`.
+pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
+    use tokio::io::AsyncReadExt;
+    let mut splitter = LineSplitter::new(4096);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut logged = 0usize;
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        for piece in splitter.push(&buf[..n]) {
+            if let Piece::Line(line) = piece {
+                if logged < 200 {
+                    logged += 1;
+                    evidence.record(Event::Output {
+                        channel: channel.into(),
+                        line: String::from_utf8_lossy(&line).into_owned(),
+                    });
+                }
+            }
         }
     }
 }

@@ -104,8 +104,8 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
 
 /// `mcp-once probe`: run the catalogue (and the key checks when `key_checks` is set); an
 /// interrupted run returns `None` after killing every server process group.
-pub fn run_probe(options: ReplayOptions, key_checks: bool) -> Result<Option<Vec<CheckRecord>>> {
-    match block_on_interruptible(probe::probe(options, key_checks))? {
+pub fn run_probe(options: ReplayOptions, key_checks: bool, only: &[String]) -> Result<Option<Vec<CheckRecord>>> {
+    match block_on_interruptible(probe::probe(options, key_checks, only))? {
         Some(Ok(checks)) => Ok(Some(checks)),
         Some(Err(e)) => Err(anyhow!(e)),
         None => Ok(None),

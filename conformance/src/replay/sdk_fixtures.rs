@@ -5,7 +5,7 @@
 use crate::replay::observer::Observer;
 use crate::replay::process::LaunchSpec;
 use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
-use mcp_once_model::catalogue::{replay_trace, Scenario};
+use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::json;
@@ -130,8 +130,7 @@ impl FixturePaths {
 /// Why a configuration has no trace to replay.
 const NO_TRACE: &str = "the model has no trace for this configuration";
 
-/// The model's trace for a one-call configuration: the shortest at-most-once counterexample,
-/// or (`worst`) the shortest path to the worst case.
+/// The model's trace for a one-call configuration (see [`Wanted`]).
 #[allow(clippy::too_many_arguments)]
 pub fn model_trace(
     profile: &str,
@@ -141,7 +140,7 @@ pub fn model_trace(
     server: ServerImpl,
     retries: u8,
     crashes: u8,
-    worst: bool,
+    wanted: Wanted,
 ) -> Result<(TraceFile, Profile), String> {
     let profile = Profile::load(profile).map_err(|e| e.to_string())?;
     let config = Config {
@@ -152,7 +151,7 @@ pub fn model_trace(
         server,
         bounds: Bounds { calls: 1, retries, crashes },
     };
-    let trace = replay_trace(config, &profile, worst)?.ok_or(NO_TRACE)?;
+    let trace = replay_trace(config, &profile, wanted)?.ok_or(NO_TRACE)?;
     Ok((trace, profile))
 }
 

@@ -3,21 +3,22 @@
 //! awaited step goes through.
 
 use crate::replay::evidence::{Event, Evidence, Process};
-use crate::replay::frame::{LineSplitter, Piece};
+use crate::replay::message::{self, CLIENT_NAME};
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
-use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
-use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
+use crate::replay::process::{log_lines, LaunchSpec, Pipes, ServerProcess};
+use crate::replay::tracer::{self, Tracer};
+use crate::replay::types::{ReplayOptions, Revision, Target};
 use crate::replay::wire::{id_key, Connection, EventKind, WireEvent};
 use mcp_once_model::Transport;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 /// Name the runner gives itself in `clientInfo`.
-const CLIENT_NAME: &str = "mcp-once";
 
 /// A live connection to the server under test, with everything it has said so far.
 pub struct Session {
@@ -46,7 +47,14 @@ pub struct Session {
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
+    /// The tool under test as `tools/list` gave it, once the server started.
+    pub tool: Option<Value>,
     started_once: bool,
+    starting: bool,
+    /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
+    stdout_pipe: Option<String>,
+    /// strace, holding the server's writes to stdout (a crash point without hooks).
+    tracer: Option<Tracer>,
     last_logged: Option<f64>,
 }
 
@@ -82,7 +90,11 @@ impl Session {
             exited: None,
             housekeeping: 0,
             pace_args: false,
+            tool: None,
             started_once: false,
+            starting: false,
+            stdout_pipe: None,
+            tracer: None,
             last_logged: None,
         }
     }
@@ -99,7 +111,15 @@ impl Session {
 
     /// Start (or restart) the server and connect: spawn it, wait until it answers the
     /// handshake, and on the first start check the tool exists.
+    /// A protocol breach, an exit or a refused connection ends the start at once.
     pub async fn start(&mut self) -> Result<(), String> {
+        self.starting = true;
+        let started = self.start_now().await;
+        self.starting = false;
+        started
+    }
+
+    async fn start_now(&mut self) -> Result<(), String> {
         self.generation += 1;
         self.exited = None;
         let deadline = Instant::now() + self.opts.start_timeout;
@@ -107,6 +127,7 @@ impl Session {
         match self.opts.target.clone() {
             Target::Stdio(spec) => {
                 let (proc_, pipes) = self.spawn(&spec)?;
+                self.stdout_pipe = tracer::pipe_name(pipes.stdout.as_raw_fd());
                 self.conn = Some(Connection::stdio(
                     gen,
                     pipes.stdin,
@@ -175,20 +196,8 @@ impl Session {
         })
     }
 
-    fn with_meta(&self, mut params: Value) -> Value {
-        if self.revision == Revision::R2026_07_28 {
-            let meta =
-                params.as_object_mut().expect("params are an object").entry("_meta").or_insert_with(|| json!({}));
-            if let Some(m) = meta.as_object_mut() {
-                m.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
-                m.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
-                m.insert(
-                    "io.modelcontextprotocol/clientInfo".into(),
-                    json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}),
-                );
-            }
-        }
-        params
+    fn with_meta(&self, params: Value) -> Value {
+        message::with_meta(self.revision, params)
     }
 
     async fn handshake(&mut self, deadline: Instant) -> Result<(), String> {
@@ -242,6 +251,7 @@ impl Session {
             let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
             return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
         };
+        self.tool = Some(tool.clone());
         let props = tool.pointer("/inputSchema/properties");
         self.pace_args = self.opts.pace
             && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
@@ -279,6 +289,9 @@ impl Session {
                 }
                 if let Some(c) = s.closed.get(&gen) {
                     return Some(Err(s.with_garbage(c.clone())));
+                }
+                if s.starting && !s.garbage.is_empty() {
+                    return Some(Err(format!("{method}: no answer yet{}", s.breach_note())));
                 }
                 let why = s.check_exit()?;
                 Some(Err(s.with_garbage(format!("the server exited ({why})"))))
@@ -463,6 +476,12 @@ impl Session {
         let server =
             self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
+        if let Some(mut t) = self.tracer.take() {
+            // The group dies first (a held write is never made); then the tracer goes, so the
+            // dead group is reported to the runner at once and not when strace's delay ends.
+            server.signal_kill();
+            t.finish(Duration::ZERO).await;
+        }
         let status = server.kill(Duration::from_secs(5)).await.map_err(|e| format!("{e:#}"))?;
         self.evidence.record(Event::Process(Process::Killed {
             signal: "SIGKILL".into(),
@@ -474,12 +493,24 @@ impl Session {
         Ok(())
     }
 
+    /// stdio: hold each write of the server to its stdout for `hold` (see [`tracer`]); `Err`
+    /// says why that cannot be done here.
+    pub async fn hold_responses(&mut self, hold: Duration) -> Result<(), String> {
+        let pid = self.server.as_ref().ok_or("no server process")?.pid();
+        let bound = self.opts.start_timeout;
+        self.tracer = Some(Tracer::attach(pid, self.stdout_pipe.as_deref(), hold, self.evidence.clone(), bound).await?);
+        Ok(())
+    }
+
     /// Close the connection and stop the server (SIGTERM, then SIGKILL after a grace period).
     pub async fn shutdown(&mut self) {
         if let Some(conn) = self.conn.as_ref() {
             conn.close().await;
         }
         self.server_stdin = None;
+        if let Some(mut t) = self.tracer.take() {
+            t.finish(Duration::ZERO).await;
+        }
         if let Some(mut server) = self.server.take() {
             let pid = server.pid();
             let grace_ms = self.opts.stop_grace.as_millis() as u64;
@@ -527,32 +558,9 @@ impl Session {
         self.conn.as_ref().is_some_and(|c| c.close_stream(id))
     }
 
-    /// Build a `tools/call` for the tool under test, with the key (if any) where the options
-    /// put it, and the pacing delays (if the tool takes them).
-    /// `stagger` lengthens a held commit so that held commits keep the trace's order.
-    pub fn call_message(&self, id: &Value, key: Option<&str>, hold: Hold, stagger: Duration) -> Value {
-        let mut args: Map<String, Value> = self.opts.args.clone();
-        if self.pace_args {
-            let w = self.opts.window.as_millis() as u64;
-            if hold.before_commit {
-                args.insert("delay_before_ms".into(), json!(w + stagger.as_millis() as u64));
-            }
-            if hold.before_respond {
-                args.insert("delay_after_ms".into(), json!(w));
-            }
-        }
-        let mut params = json!({"name": self.opts.tool});
-        if let Some(k) = key {
-            match &self.opts.key_at {
-                KeyAt::Params => params["idempotencyKey"] = json!(k),
-                KeyAt::Meta(name) => params["_meta"] = json!({ name.clone(): k }),
-                KeyAt::Arg(name) => {
-                    args.insert(name.clone(), json!(k));
-                }
-            }
-        }
-        params["arguments"] = Value::Object(args);
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": self.with_meta(params)})
+    /// A `tools/call` of the tool under test (see [`message::tool_call`]).
+    pub fn call_message(&self, id: &Value, logical: message::Logical<'_>, hold: Hold, stagger: Duration) -> Value {
+        message::tool_call(&self.opts, self.revision, self.pace_args, id, logical, hold, stagger)
     }
 }
 
@@ -560,28 +568,5 @@ impl Drop for Session {
     fn drop(&mut self) {
         // `ServerProcess` kills its group when dropped; nothing else to release.
         self.conn.take();
-    }
-}
-
-async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
-    use tokio::io::AsyncReadExt;
-    let mut splitter = LineSplitter::new(4096);
-    let mut buf = vec![0u8; 16 * 1024];
-    let mut logged = 0usize;
-    while let Ok(n) = r.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        for piece in splitter.push(&buf[..n]) {
-            if let Piece::Line(line) = piece {
-                if logged < 200 {
-                    logged += 1;
-                    evidence.record(Event::Output {
-                        channel: channel.into(),
-                        line: String::from_utf8_lossy(&line).into_owned(),
-                    });
-                }
-            }
-        }
     }
 }

@@ -102,18 +102,39 @@ pub fn answer(sent: &BTreeMap<AttemptId, Sent>, session: &Session, a: AttemptId)
     session.responses_for(s.gen, &s.id).get(position).cloned()
 }
 
+/// The commit a driver awaits: the effects the trace has once it is done, and whether it is the
+/// trace's violating step (its last commit).
+#[derive(Clone, Copy, Debug)]
+pub struct Commit {
+    /// Effects of the trace once this commit is done.
+    pub expected: u64,
+    /// Whether this is the commit that violates the property (the trace's last commit).
+    pub violating: bool,
+}
+
+/// Whether a response refuses the call: a JSON-RPC error or a tool result with `isError: true`.
+pub fn is_refusal(resp: &Value) -> bool {
+    resp.get("error").is_some() || resp.pointer("/result/isError") == Some(&Value::Bool(true))
+}
+
 /// One look for attempt `a`'s effect (`ServerCommit`): done once the observer counts the
-/// trace's `expected` effects, an error once the attempt can no longer show its effect, `None`
+/// trace's expected effects, an error once the attempt can no longer show its effect, `None`
 /// to wait on. `n` keeps the last count, for the message when the bound passes.
+///
+/// An attempt answered without its effect ends the replay: at the violating commit that is
+/// `not-reproduced` (the server did not run the duplicate); at any earlier commit it is
+/// `diverged`, since a step the violation needs did not happen, and a server that never ran the
+/// effect has shown nothing about retries (no vacuous pass).
 pub async fn commit_seen(
     session: &mut Session,
     sent: &BTreeMap<AttemptId, Sent>,
     baseline: f64,
     a: AttemptId,
     s: &Sent,
-    expected: u64,
+    want: Commit,
     n: &mut i64,
 ) -> Result<Option<Done>, Stop> {
+    let Commit { expected, violating } = want;
     let counted = |n: i64| {
         Done::observed(if n > expected as i64 {
             format!("{n} effects observed, the trace has {expected} here")
@@ -133,8 +154,12 @@ pub async fn commit_seen(
         // The answer came: a fresh reading must show the effect for it now.
         let again = session.read_stable().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
         let m = session.opts.observer.effects(baseline, again).map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
+        if m < expected as i64 && violating {
+            return Err(stop(ReplayVerdict::NotReproduced, format!("call {} attempt {} was answered ({}) and the observer counts {m} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
+        }
         if m < expected as i64 {
-            return Err(stop(ReplayVerdict::NotReproduced, format!("call {} attempt {} was answered ({}) and the observer counts {n} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
+            let how = if is_refusal(&r) { "refused" } else { "answered" };
+            return Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {} was {how} ({}) and the observer counts {m} effect(s) where the trace has {expected}: an effect the trace needs before its violating step did not happen, so the trace was not realised", a.0, a.1, summarize(&r))));
         }
         *n = m;
         return Ok(Some(counted(m)));

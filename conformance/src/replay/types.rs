@@ -181,6 +181,19 @@ impl fmt::Display for ReplayVerdict {
     }
 }
 
+/// How the runner made a server crash between an attempt's effect and its response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrashMethod {
+    /// The tool's own delay arguments held the response (the ledger fixtures).
+    DelayArgs,
+    /// strace held the server's write of the response to its stdout (stdio, no hooks needed).
+    Ptrace,
+    /// Nothing held the response: once the observer showed the effect the group was killed,
+    /// and a response that had already reached the runner was treated as lost.
+    EmulatedLoss,
+}
+
 /// How a trace step was realised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -12,6 +12,7 @@ no fault
 stdio faults
   exit-at-start        exit 3 before reading anything
   silent-initialize    read requests, never answer any (not even initialize)
+  garbage-initialize   answer initialize with a non-JSON line, then stay silent
   silent-call          answer the handshake and tools/list, never answer tools/call
   wrong-id             answer tools/call with an id the client never sent
   duplicate-id         answer tools/call twice with the same id (one write)
@@ -33,6 +34,7 @@ HTTP faults (--port)
 """
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -124,6 +126,10 @@ def stdio(args):
         except ValueError:
             continue
         if fault == "silent-initialize":
+            continue
+        if fault == "garbage-initialize":
+            out.write(b"Welcome! Server ready.\n")
+            out.flush()
             continue
         if req.get("method") != "tools/call":
             reply = answer(req)
@@ -228,7 +234,15 @@ class Handler(BaseHTTPRequestHandler):
 def http(args):
     Handler.fault = args.fault
     Handler.ledger = args.ledger
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    except OSError as e:
+        # The port was found free by the test and taken by another process before this bind:
+        # say so next to the state file, so that the test runs again on another port.
+        if e.errno == errno.EADDRINUSE and args.state != os.devnull:
+            with open(args.state + ".bind-conflict", "w") as f:
+                f.write(f"{args.port}\n")
+        raise
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     block_forever()

@@ -1,0 +1,152 @@
+//! The probe's preflight: before any check, the runner makes sure a check could show something.
+//! It starts the server once (handshake, the tool listed and its schema read), takes one settled
+//! observer reading, and makes one plain call of the tool with the given arguments, which must
+//! move the observer by exactly one effect. A server that refuses the call, or runs it without a
+//! visible effect, has shown nothing about retries: every check it would feed is untestable, with
+//! the preflight's reason, and none can be a SUCCESS. With a key placement it also makes one
+//! keyed call, so that a server that only takes keyed calls can still have its keys checked.
+
+use crate::replay::evidence::Evidence;
+use crate::replay::message::Logical;
+use crate::replay::pacing::Hold;
+use crate::replay::session::Session;
+use crate::replay::step::{is_refusal, summarize};
+use crate::replay::types::{KeyAt, ReplayOptions, Revision};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// What the preflight found.
+#[derive(Clone, Debug)]
+pub struct Preflight {
+    /// The tool as `tools/list` gave it (name, description, input schema).
+    pub tool: Value,
+    /// Whether the tool takes the fixtures' delay arguments.
+    pub pace_args: bool,
+    /// Why unkeyed checks cannot be tested (the plain call was refused or moved the observer
+    /// by other than one effect), if so.
+    pub keyless: Result<(), String>,
+    /// Why keyed checks cannot be tested, if so (`None` without a key placement).
+    pub keyed: Option<Result<(), String>>,
+    /// One line per finding, in order, for the report.
+    pub findings: Vec<String>,
+}
+
+impl Preflight {
+    /// The names of the arguments the tool's input schema declares.
+    pub fn declared_args(&self) -> Vec<String> {
+        self.tool
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Whether a preflight finding says the server does not implement keys where they are sent
+/// (then the key checks fail, rather than being untestable).
+pub fn not_implemented(finding: &str) -> bool {
+    finding.starts_with(NOT_IMPLEMENTED)
+}
+
+const NOT_IMPLEMENTED: &str = "not implemented";
+
+/// Await the response to the runner's request `id` on the current connection, within the step
+/// bound (and two pacing windows).
+pub async fn await_response(session: &mut Session, id: &Value) -> Result<Value, String> {
+    let deadline = Instant::now() + session.opts.step_timeout + session.opts.window * 2;
+    let gen = session.generation();
+    let seen = session
+        .wait_until(deadline, async |s| {
+            if let Some(r) = s.responses_for(gen, id).first() {
+                return Some(Ok(r.clone()));
+            }
+            if let Some(f) = s.failure_for(gen, id) {
+                return Some(Err(format!("request {id} failed: {f}")));
+            }
+            let c = s.closed(gen)?;
+            Some(Err(format!("request {id}: {c}")))
+        })
+        .await;
+    seen.unwrap_or_else(|| Err(format!("no response to request {id} within the bound{}", session.breach_note())))
+}
+
+/// One call of the tool (with `key`, if given), its answer, and the effects it moved the
+/// observer by from `before`.
+async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f64) -> Result<(Value, i64), String> {
+    let id = json!(id);
+    let tag = format!("mcp-once-{id}-{:x}", std::process::id());
+    let msg = session.call_message(&id, Logical { key, tag: &tag }, Hold::default(), Duration::ZERO);
+    session.send(&msg).await?;
+    let answer = await_response(session, &id).await?;
+    let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+    let moved = session.opts.observer.effects(before, after)?;
+    Ok((answer, moved))
+}
+
+/// Whether one call's outcome shows one effect: `Err` names what the server did instead.
+fn judge(what: &str, answer: &Value, moved: i64) -> Result<(), String> {
+    match (is_refusal(answer), moved) {
+        (false, 1) => Ok(()),
+        (true, 0) => Err(format!("{what} was refused ({}) and took no effect", summarize(answer))),
+        (true, n) => Err(format!("{what} was refused ({}) yet moved the observer by {n} effects", summarize(answer))),
+        (false, 0) => Err(format!(
+            "{what} was answered ({}) but the observer did not move: the observer does not see this tool's effect, or the tool took none",
+            summarize(answer)
+        )),
+        (false, n) => Err(format!(
+            "{what} moved the observer by {n} effects, not one (is --observe-step right?): answer {}",
+            summarize(answer)
+        )),
+    }
+}
+
+/// Run the preflight. `Err` is a setup error that leaves nothing testable: the server did not
+/// start, has no such tool, or the observer cannot be read.
+pub async fn preflight(
+    options: &ReplayOptions,
+    revision: Revision,
+    evidence: Evidence,
+    keyed: bool,
+) -> Result<Preflight, String> {
+    let mut session = Session::new(options.clone(), revision, evidence);
+    let result = run(&mut session, keyed).await;
+    session.shutdown().await;
+    result
+}
+
+async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
+    session.start().await.map_err(|e| format!("the server did not start: {e}"))?;
+    let tool = session.tool.clone().unwrap_or(Value::Null);
+    let mut findings = vec![format!("the server started and lists the tool `{}`", session.opts.tool)];
+    let baseline = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+    findings.push(format!("the observer reads {baseline} (two readings agree)"));
+    let (answer, moved) = one_call(session, "mcp-once-preflight-plain", None, baseline).await?;
+    let keyless = judge("one plain call of the tool with the given arguments", &answer, moved);
+    findings.push(match &keyless {
+        Ok(()) => format!("one plain call took exactly one effect (answer {})", summarize(&answer)),
+        Err(e) => e.clone(),
+    });
+    let keyed = if keyed {
+        let declared = tool.pointer("/inputSchema/properties").and_then(Value::as_object);
+        let outcome = match &session.opts.key_at {
+            KeyAt::Arg(name) if !declared.is_some_and(|p| p.contains_key(name)) => Err(format!(
+                "{NOT_IMPLEMENTED}: the tool's input schema declares no `{name}` argument, so a key sent there is dropped (--key-at arg:{name})"
+            )),
+            _ => {
+                let before = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+                let key = format!("mcp-once-preflight-{:x}", std::process::id());
+                let (answer, moved) = one_call(session, "mcp-once-preflight-keyed", Some(&key), before).await?;
+                judge("one call carrying a fresh idempotency key", &answer, moved)
+            }
+        };
+        findings.push(match &outcome {
+            Ok(()) => "one keyed call took exactly one effect".to_string(),
+            Err(e) => e.clone(),
+        });
+        Some(outcome)
+    } else {
+        None
+    };
+    Ok(Preflight { tool, pace_args: session.pace_args, keyless, keyed, findings })
+}
