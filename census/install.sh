@@ -6,6 +6,13 @@
 #   requirements-mcp1.txt            -> .venv-mcp1       (servers that still need mcp 1.x)
 # Two Python environments because mcp-server-git needs mcp>=2.3 while mcp-server-sqlite and
 # sqlite-mcp-server use APIs that mcp 2 removed.
+#
+#   census/install.sh --regression
+# installs only the two servers of the regression tests (checker/tests/census.rs), from the pins
+# in regression/: server-memory (regression/package-lock.json, a subset of the census lock ->
+# regression/node_modules) and mcp-server-sqlite with mcp 1.x (regression/requirements.txt ->
+# regression/.venv). About 90 MB and a minute on a fresh machine.
+#
 # Re-running is cheap: each part records the hash of its pin files (and of the interpreter)
 # in a stamp inside what it installed, and is skipped while the stamp still matches.
 # Needs node >= 20 with npm, python3 >= 3.10 with venv, sha256sum; the npm registry and PyPI.
@@ -25,6 +32,13 @@ step() {
 }
 trap 'echo "census/install.sh: ERROR: stopped at line $LINENO" >&2' ERR
 
+REGRESSION=
+case ${1:-} in
+"") ;;
+--regression) REGRESSION=1 ;;
+*) fail "usage: install.sh [--regression]" ;;
+esac
+
 for need in node npm python3 sha256sum; do
     command -v "$need" >/dev/null || fail "$need is not on PATH"
 done
@@ -39,19 +53,27 @@ hash_of() {
 }
 
 # --- npm servers ----------------------------------------------------------------------------
-want=$(hash_of "$CENSUS/package.json" "$CENSUS/package-lock.json")
-stamp=$CENSUS/node_modules/$STAMP
-if [[ -f $stamp && $(<"$stamp") == "$want" ]]; then
-    log "npm: node_modules is up to date"
-else
-    log "npm: installing from package-lock.json"
-    (cd "$CENSUS" && step npm ci --no-audit --no-fund --loglevel=error)
-    echo "$want" >"$stamp"
-fi
-for entry in @modelcontextprotocol/server-memory/dist/index.js @modelcontextprotocol/server-filesystem/dist/index.js \
-    @kazuph/mcp-taskmanager/dist/index.js @cyanheads/git-mcp-server/dist/index.js; do
-    [[ -f $CENSUS/node_modules/$entry ]] || fail "npm: node_modules/$entry is missing after the install"
-done
+# npm_install DIR ENTRY...: `npm ci` in DIR unless its stamp matches; then each ENTRY (a path
+# under DIR/node_modules) must exist.
+npm_install() {
+    local dir=$1 want stamp entry rel
+    shift
+    rel=${dir#"$CENSUS"}
+    rel=${rel#/}
+    rel=${rel:+$rel/}
+    want=$(hash_of "$dir/package.json" "$dir/package-lock.json")
+    stamp=$dir/node_modules/$STAMP
+    if [[ -f $stamp && $(<"$stamp") == "$want" ]]; then
+        log "npm: ${rel}node_modules is up to date"
+    else
+        log "npm: installing from ${rel}package-lock.json"
+        (cd "$dir" && step npm ci --no-audit --no-fund --loglevel=error)
+        echo "$want" >"$stamp"
+    fi
+    for entry in "$@"; do
+        [[ -f $dir/node_modules/$entry ]] || fail "npm: ${rel}node_modules/$entry is missing after the install"
+    done
+}
 
 # --- Python servers -------------------------------------------------------------------------
 # make_venv DIR REQUIREMENTS: (re)create DIR from REQUIREMENTS unless its stamp matches.
@@ -60,7 +82,7 @@ make_venv() {
     want=$(hash_of "$reqs")
     stamp=$dir/$STAMP
     if [[ -f $stamp && $(<"$stamp") == "$want" && -x $dir/bin/python ]]; then
-        log "python: $(basename "$dir") is up to date"
+        log "python: ${dir#"$CENSUS"/} is up to date"
         return
     fi
     [[ ! -e $dir ]] || step rm -rf "$dir"
@@ -69,6 +91,19 @@ make_venv() {
     step "$dir/bin/python" -m pip check --disable-pip-version-check
     echo "$want" >"$stamp"
 }
+
+# --- what to install ------------------------------------------------------------------------
+if [[ -n $REGRESSION ]]; then
+    npm_install "$CENSUS/regression" @modelcontextprotocol/server-memory/dist/index.js
+    make_venv "$CENSUS/regression/.venv" "$CENSUS/regression/requirements.txt"
+    [[ -x $CENSUS/regression/.venv/bin/mcp-server-sqlite ]] ||
+        fail "python: regression/.venv/bin/mcp-server-sqlite is missing after the install"
+    log "ready (regression servers)"
+    exit 0
+fi
+
+npm_install "$CENSUS" @modelcontextprotocol/server-memory/dist/index.js @modelcontextprotocol/server-filesystem/dist/index.js \
+    @kazuph/mcp-taskmanager/dist/index.js @cyanheads/git-mcp-server/dist/index.js
 make_venv "$CENSUS/.venv" "$CENSUS/requirements.txt"
 make_venv "$CENSUS/.venv-mcp1" "$CENSUS/requirements-mcp1.txt"
 for exe in .venv/bin/mcp-server-git .venv/bin/mcp-server-motherduck .venv-mcp1/bin/mcp-server-sqlite \
