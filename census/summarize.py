@@ -22,6 +22,28 @@ def short_trace(trace, check_id):
     return trace.rsplit("__", 1)[-1] if trace.startswith(check_id) else trace
 
 
+def status(check):
+    """The check's status, marked when it is the conformance suite's untestable FAILURE."""
+    untestable = check.get("details", {}).get("untestable")
+    return check["status"] + (" (not testable)" if untestable else "")
+
+
+def crash_points(evidence):
+    """The crash points of one replay's evidence log: "ptrace (unwritten)", "emulated-loss
+    (written)"... one per `crashpoint` record; "-" when there is none."""
+    points = []
+    try:
+        with open(evidence, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("kind") == "crashpoint":
+                    written = r.get("response_written")
+                    points.append(f"{r.get('method')} ({'written' if written else 'unwritten'})")
+    except (OSError, ValueError):
+        return "?"
+    return ", ".join(points) or "-"
+
+
 def section(out, name):
     meta_path = os.path.join(out, name + ".meta.json")
     meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
@@ -42,21 +64,22 @@ def section(out, name):
         lines += [f"No JSON result ({e}); see {name}.stderr.", ""]
         return lines
     lines += [
-        "| check | status | trace (server behaviour) | verdict | expected | observed | reason |",
-        "|---|---|---|---|---|---|---|",
+        "| check | status | trace (server behaviour) | verdict | expected | observed | crash point | reason |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for check in result.get("checks", []):
         replays = check.get("details", {}).get("replays") or [None]
         for i, r in enumerate(replays):
-            head = [check["id"], check["status"]] if i == 0 else ["", ""]
+            head = [check["id"], status(check)] if i == 0 else ["", ""]
             if r is None:
-                tail = ["-", "-", "-", "-", cell(check.get("errorMessage") or "")]
+                tail = ["-", "-", "-", "-", "-", cell(check.get("errorMessage") or "")]
             else:
                 tail = [
                     short_trace(r.get("trace", ""), check["id"]),
                     r.get("verdict"),
                     r.get("expected_effects"),
                     r.get("observed_effects"),
+                    crash_points(r.get("evidence") or ""),
                     cell(r.get("reason") or ""),
                 ]
             lines.append("| " + " | ".join(str(x) for x in head + tail) + " |")
@@ -77,7 +100,7 @@ def main():
     for name in names:
         try:
             checks = json.load(open(os.path.join(out, name + ".json"))).get("checks", [])
-            brief = ", ".join(f"{c['id'].removeprefix('mcp-once-')}: {c['status']}" for c in checks)
+            brief = ", ".join(f"{c['id'].removeprefix('mcp-once-')}: {status(c)}" for c in checks)
         except (OSError, ValueError):
             brief = "no result"
         lines.append(f"| {name} | {brief} |")
