@@ -3,8 +3,6 @@
 //! performed; server steps are awaited with a bound and observed (a response frame, the
 //! observer's count, a process exit), never assumed.
 
-mod crash_point;
-
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::message::Logical;
 use crate::replay::pacing::{self, AttemptId, Hold};
@@ -25,23 +23,23 @@ use tokio::time::Instant;
 pub struct Driver<'t> {
     /// The session (server, connection, observer).
     pub session: Session,
-    trace: &'t TraceFile,
+    pub(crate) trace: &'t TraceFile,
     /// The trace's states as the model has them (empty if the trace is not a path of the model).
     path: Vec<State>,
     profile: Profile,
     holds: BTreeMap<AttemptId, Hold>,
-    sent: BTreeMap<AttemptId, Sent>,
+    pub(crate) sent: BTreeMap<AttemptId, Sent>,
     nonce: String,
     baseline: f64,
     has_baseline: bool,
-    pre_crash: Option<i64>,
+    pub(crate) pre_crash: Option<i64>,
     steps: Vec<StepRecord>,
     notes: Vec<String>,
     trace_name: String,
     deferred: Vec<(AttemptId, Deferred)>,
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
-    crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
+    pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
 }
 
 /// A transport event the client has done but the server has not seen yet (HTTP): the model
@@ -86,7 +84,7 @@ impl<'t> Driver<'t> {
         }
     }
 
-    fn note(&mut self, text: String) {
+    pub(crate) fn note(&mut self, text: String) {
         self.session.evidence.note(text.clone());
         self.notes.push(text);
     }
@@ -180,7 +178,7 @@ impl<'t> Driver<'t> {
         }
     }
 
-    async fn effects_now(&mut self) -> Result<i64, String> {
+    pub(crate) async fn effects_now(&mut self) -> Result<i64, String> {
         let r = self.session.read_stable().await?;
         self.session.opts.observer.effects(self.baseline, r)
     }
@@ -301,7 +299,7 @@ impl<'t> Driver<'t> {
         result
     }
 
-    fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {
+    pub(crate) fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {
         self.sent
             .get(&a)
             .cloned()

@@ -4,15 +4,17 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits), [`driver`] (one
-//! method per model action) and [`step`] (how a step ends), [`probe`] (the catalogue of checks
-//! for one server, after its [`preflight`]; the SEP-3182 [`key_checks`]) and [`checks`] (their
-//! records), [`process`]
-//! (server processes and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client),
-//! [`observer`] (counting effects), [`pacing`] (which server steps to hold back), [`evidence`]
-//! (the log), [`sdk_fixtures`] (the SDK fixtures and the scenarios as ready-made replays).
+//! method per model action; its crash steps in [`crash_point`], with [`tracer`] holding a
+//! response's write), [`step`] (how a step ends), [`message`] (the calls the runner writes),
+//! [`probe`] (the checks for one server, after its [`preflight`]; the SEP-3182 [`key_checks`]),
+//! [`checks`] (their records), [`baseline`] (expected failures), [`process`] (server processes
+//! and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting
+//! effects), [`pacing`] (which server steps to hold back), [`evidence`] (the log),
+//! [`sdk_fixtures`] (the SDK fixtures and the scenarios as ready-made replays).
 
 pub mod baseline;
 pub mod checks;
+pub mod crash_point;
 pub mod driver;
 pub mod evidence;
 pub mod frame;

@@ -3,8 +3,6 @@
 //! and always reaped. Every live group is also kept in a process-wide registry, so that an
 //! interrupted runner (SIGINT, SIGTERM) can kill them all before it exits.
 
-use crate::replay::evidence::{Event, Evidence};
-use crate::replay::frame::{LineSplitter, Piece};
 use anyhow::{anyhow, Context, Result};
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -182,30 +180,6 @@ impl Drop for ServerProcess {
                 }
             }
             unregister(self.pid as i32);
-        }
-    }
-}
-
-/// Log a server's output stream line by line (its first 200 lines) as `channel`.
-pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
-    use tokio::io::AsyncReadExt;
-    let mut splitter = LineSplitter::new(4096);
-    let mut buf = vec![0u8; 16 * 1024];
-    let mut logged = 0usize;
-    while let Ok(n) = r.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        for piece in splitter.push(&buf[..n]) {
-            if let Piece::Line(line) = piece {
-                if logged < 200 {
-                    logged += 1;
-                    evidence.record(Event::Output {
-                        channel: channel.into(),
-                        line: String::from_utf8_lossy(&line).into_owned(),
-                    });
-                }
-            }
         }
     }
 }

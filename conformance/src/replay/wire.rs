@@ -421,3 +421,27 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     }
     s
 }
+
+/// Log a server's output stream line by line (its first 200 lines) as `channel`.
+pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
+    use tokio::io::AsyncReadExt;
+    let mut splitter = LineSplitter::new(4096);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut logged = 0usize;
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        for piece in splitter.push(&buf[..n]) {
+            if let Piece::Line(line) = piece {
+                if logged < 200 {
+                    logged += 1;
+                    evidence.record(Event::Output {
+                        channel: channel.into(),
+                        line: String::from_utf8_lossy(&line).into_owned(),
+                    });
+                }
+            }
+        }
+    }
+}

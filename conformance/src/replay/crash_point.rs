@@ -1,10 +1,10 @@
-//! The driver's crash steps: a crash point between an attempt's effect and its response, made on
+//! The driver's crash steps (an `impl` of [`Driver`] apart from its other steps): a crash point between an attempt's effect and its response, made on
 //! any server (by the tool's delay arguments where it has them, else by holding the response's
 //! write under strace over stdio, else by an emulated loss), the kill, the client seeing the
 //! connection break, and the restart. Each crash point is logged with its method and with
 //! whether the response had left the server before the kill.
 
-use super::Driver;
+use crate::replay::driver::Driver;
 use crate::replay::evidence::Event;
 use crate::replay::pacing::AttemptId;
 use crate::replay::step::{answer, stop, summarize, Done, Stop};
@@ -25,7 +25,7 @@ pub fn crash_after_commit(actions: &[Action], a: AttemptId) -> bool {
 impl Driver<'_> {
     /// Before attempt `a` is sent: if the trace kills the server between its effect and its
     /// response, choose how that crash point is made (and hold the response's write if it can).
-    pub(super) async fn arm_crash_point(&mut self, a: AttemptId) {
+    pub(crate) async fn arm_crash_point(&mut self, a: AttemptId) {
         if !crash_after_commit(&self.trace.actions, a) {
             return;
         }
@@ -58,11 +58,11 @@ impl Driver<'_> {
 
     /// Whether a crash point let the response reach the runner before the kill (an emulated
     /// loss, which can hide a violation on a server that records its key only as it replies).
-    pub(super) fn emulated_loss(&self) -> bool {
+    pub(crate) fn emulated_loss(&self) -> bool {
         self.crash_points.iter().any(|(_, _, written)| *written == Some(true))
     }
 
-    pub(super) async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
         let bound = self.session.opts.step_timeout;
         let lost = self.response_lost(a);
@@ -91,7 +91,7 @@ impl Driver<'_> {
         })
     }
 
-    pub(super) async fn server_crash(&mut self) -> Result<Done, Stop> {
+    pub(crate) async fn server_crash(&mut self) -> Result<Done, Stop> {
         if !self.session.can_restart() {
             return Err(stop(
                 ReplayVerdict::Diverged,
@@ -133,7 +133,7 @@ impl Driver<'_> {
         Ok(Done::driven(done))
     }
 
-    pub(super) async fn server_restart(&mut self) -> Result<Done, Stop> {
+    pub(crate) async fn server_restart(&mut self) -> Result<Done, Stop> {
         self.session
             .start()
             .await
