@@ -56,6 +56,12 @@ pub fn replay_markdown(dir: &std::path::Path) -> anyhow::Result<String> {
             }
             Event::Process(p) => format!("process {} {}", p.name(), p.pid_text()),
             Event::Observe { reading, .. } => format!("observer reads {}", json((*reading).into())),
+            Event::CrashPoint { attempt, method, response_written } => {
+                let written =
+                    if *response_written { "had been written (treated as lost)" } else { "never left the server" };
+                let how = serde_json::to_value(method)?;
+                format!("crash point, {attempt}: {}, the response {written}", how.as_str().unwrap_or("?"))
+            }
             _ => continue,
         };
         if shown == REPORT_FRAMES {

@@ -494,6 +494,14 @@ mod tests {
             ),
             (json!({"kind": "note", "text": "t"}), Event::Note { text: "t".into() }),
             (
+                json!({"kind": "crashpoint", "attempt": "call 0 attempt 0", "method": "ptrace", "response_written": false}),
+                Event::CrashPoint {
+                    attempt: "call 0 attempt 0".into(),
+                    method: crate::replay::types::CrashMethod::Ptrace,
+                    response_written: false,
+                },
+            ),
+            (
                 json!({"kind": "frame", "dir": "in", "channel": "stdio", "bytes": 4, "frame": null}),
                 Event::Frame(Frame {
                     dir: Direction::In,

@@ -69,7 +69,7 @@ async fn scenario_check(
         if not_implemented(e) {
             e.clone()
         } else {
-            format!("the preflight found no effect to retry ({PREFLIGHT_ID})")
+            format!("the preflight's call did not take exactly one observed effect (see {PREFLIGHT_ID})")
         }
     });
     match scenario_traces(s, profile, transport) {
