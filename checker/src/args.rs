@@ -156,6 +156,11 @@ pub struct TargetArgs {
     /// When the runner stops a server: how long after SIGTERM before SIGKILL (ms).
     #[arg(long, default_value_t = 3_000)]
     stop_grace_ms: u64,
+    /// Arguments (a JSON object, merged over --args) that keep the tool running after its
+    /// effect, e.g. '{"sleep_after_s":3}': the in-progress key check sends its first call with
+    /// them when the tool takes no delay_after_ms (without them that check is untestable).
+    #[arg(long, value_name = "JSON")]
+    hold_args: Option<String>,
     /// Do not pass delay_before_ms / delay_after_ms to the tool, even if it takes them.
     #[arg(long)]
     no_pace: bool,
@@ -185,6 +190,12 @@ impl TargetArgs {
         )?;
         let args: serde_json::Value = serde_json::from_str(&self.args).map_err(|e| anyhow!("--args: not JSON: {e}"))?;
         let serde_json::Value::Object(args) = args else { return Err(anyhow!("--args: must be a JSON object")) };
+        let hold_args = match self.hold_args.as_deref().map(serde_json::from_str::<serde_json::Value>) {
+            None => None,
+            Some(Ok(serde_json::Value::Object(h))) => Some(h),
+            Some(Ok(_)) => return Err(anyhow!("--hold-args: must be a JSON object")),
+            Some(Err(e)) => return Err(anyhow!("--hold-args: not JSON: {e}")),
+        };
         let observer = Observer::parse(
             &self.observe,
             self.observe_filter.as_deref(),
@@ -203,6 +214,7 @@ impl TargetArgs {
             window: Duration::from_millis(self.window_ms),
             stop_grace: Duration::from_millis(self.stop_grace_ms),
             pace: !self.no_pace,
+            hold_args,
             evidence_dir: self.evidence.clone(),
         })
     }

@@ -419,3 +419,44 @@ fn a_crash_point_without_delay_arguments_is_made_by_holding_the_write() {
     let attached = |r: &&Value| r["channel"] == "strace" && r["line"].as_str().unwrap().contains(" attached");
     assert!(records.iter().any(|r| attached(&r)), "{records:?}");
 }
+
+/// The in-progress key check on a tool without delay arguments (the fixture with pacing off):
+/// untestable until `--hold-args` names arguments that keep the call running after its effect;
+/// with them the durable key store rejects the duplicate; arguments the tool does not declare
+/// are named, since the SDK would drop them.
+#[test]
+fn the_in_progress_key_check_holds_the_call_with_hold_args() {
+    let dir = temp("probe-hold-args");
+    let ledger = dir.join("ledger.jsonl");
+    let probe = |hold: Option<&str>| {
+        let mut cmd = mcp_once!();
+        cmd.args(["probe", "--stdio", &fixture(&ledger, "--variant key-durable"), "--args", r#"{"amount":5}"#])
+            .args(["--no-pace", "--key-at", "params", "--observe", &format!("ledger:{}", ledger.display())])
+            .args(["--checks", "sep-3182-in-progress-rejected", "--format", "json"]);
+        if let Some(h) = hold {
+            cmd.args(["--hold-args", h]);
+        }
+        let out = cmd.output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", text(&out.stdout), text(&out.stderr)));
+        let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "sep-3182-in-progress-rejected").cloned();
+        (out.status.code(), check.expect("the in-progress check"))
+    };
+    let (code, check) = probe(None);
+    assert_eq!((code, check["details"]["untestable"].as_bool()), (Some(2), Some(true)), "{check}");
+    assert!(check["errorMessage"].as_str().unwrap().contains("--hold-args"), "{check}");
+
+    let (code, check) = probe(Some(r#"{"sleep_after_s":2}"#));
+    assert_eq!((code, check["details"]["untestable"].as_bool()), (Some(2), Some(true)), "{check}");
+    assert!(check["errorMessage"].as_str().unwrap().contains("sleep_after_s"), "{check}");
+
+    let (code, check) = probe(Some(r#"{"delay_after_ms":1500}"#));
+    assert_eq!((code, check["status"].as_str()), (Some(0), Some("SUCCESS")), "{check}");
+    assert_eq!((check["details"]["held_by"].as_str(), check["details"]["effects"].as_i64()), (Some("--hold-args"), Some(1)));
+    assert!(is_refusal(&check["details"]["duplicate"]), "the duplicate was rejected: {check}");
+}
+
+/// Whether a JSON-RPC response is a refusal (an error, or a result with `isError`).
+fn is_refusal(response: &Value) -> bool {
+    response.get("error").is_some() || response["result"]["isError"] == true
+}

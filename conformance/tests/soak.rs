@@ -112,6 +112,7 @@ fn soak(runs: usize) {
             window: Duration::from_millis(50),
             stop_grace: Duration::from_secs(3),
             pace: true,
+            hold_args: None,
             evidence_dir: None,
         };
         let evidence = Evidence::new(None).expect("evidence");

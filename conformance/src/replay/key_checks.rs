@@ -177,35 +177,77 @@ async fn completed_key_replay(p: &mut KeyProbe) -> KeyOutcome {
     Ok((Status::Success, None, details))
 }
 
-async fn in_progress_rejected(p: &mut KeyProbe) -> KeyOutcome {
-    if !p.session.pace_args {
-        return Ok((
-            Status::Untestable,
-            Some("Not testable: the tool takes no delay argument, so the runner cannot keep a call in progress".into()),
-            json!({}),
-        ));
+/// How the in-progress check keeps its first call running: the tool's `delay_after_ms`
+/// (pacing), or the user's `--hold-args`; None when neither can.
+fn holding_args(p: &KeyProbe, declared: &[String]) -> Result<Option<serde_json::Map<String, Value>>, String> {
+    match &p.session.opts.hold_args {
+        Some(h) => {
+            let undeclared: Vec<&str> = h.keys().filter(|k| !declared.contains(k)).map(String::as_str).collect();
+            if !undeclared.is_empty() {
+                return Err(format!(
+                    "the tool's schema does not declare the --hold-args argument(s) {}, so the SDK would drop them and nothing would hold the call",
+                    undeclared.join(", ")
+                ));
+            }
+            let mut merged = p.session.opts.args.clone();
+            merged.extend(h.clone());
+            Ok(Some(merged))
+        }
+        None if p.session.pace_args => Ok(None),
+        None => Err("the tool takes no delay argument and no --hold-args were given, so the runner cannot keep a call in progress".into()),
     }
+}
+
+/// Where the first call of the in-progress check stood when the runner looked.
+enum FirstCall {
+    /// Its effect is seen and its response has not come: it is in progress past its effect.
+    Running,
+    /// It answered before its effect was seen: nothing held it.
+    Answered,
+}
+
+async fn in_progress_rejected(p: &mut KeyProbe, declared: &[String]) -> KeyOutcome {
+    let args = match holding_args(p, declared) {
+        Ok(a) => a,
+        Err(e) => return Ok((Status::Untestable, Some(format!("Not testable: {e}")), json!({}))),
+    };
+    let held_by = if args.is_some() { "--hold-args" } else { "delay_after_ms" };
     let key = p.key("in-progress");
     // Held after its commit: once its effect is seen, the first call has surely taken the key
     // and is still running, whatever order the server scheduled things in.
-    let first = p.send(&key, Hold { before_commit: false, before_respond: true }, None).await?;
+    let first = p.send(&key, Hold { before_commit: false, before_respond: true }, args).await?;
     let deadline = Instant::now() + p.session.opts.step_timeout;
     let baseline = p.baseline;
+    let gen = p.session.generation();
     let seen = p
         .session
-        .wait_until(deadline, async |s| match effects(s, baseline).await {
-            Ok(n) if n < 1 => None,
-            r => Some(r),
+        .wait_until(deadline, async |s| {
+            if !s.responses_for(gen, &first).is_empty() {
+                return Some(Ok(FirstCall::Answered));
+            }
+            match effects(s, baseline).await {
+                Ok(n) if n < 1 => None,
+                Ok(_) => Some(Ok(FirstCall::Running)),
+                Err(e) => Some(Err(e)),
+            }
         })
         .await;
-    seen.unwrap_or_else(|| Err("the first call's effect was not seen within the bound".into()))?;
+    match seen.unwrap_or_else(|| Err("the first call's effect was not seen within the bound".into()))? {
+        FirstCall::Running => {}
+        FirstCall::Answered => {
+            let why = format!(
+                "Not testable: the first call was answered before its effect was seen, so {held_by} did not keep it running after its effect"
+            );
+            return Ok((Status::Untestable, Some(why), json!({"held_by": held_by})));
+        }
+    }
     let second_id = p.send(&key, Hold::default(), None).await?;
     let second = p.response(&second_id).await?;
     let first_resp = p.response(&first).await?;
     let effects = p.effects().await?;
     // The first call's effect was seen before the duplicate was sent, so the duplicate is the
     // one a server must reject.
-    let details = json!({"effects": effects, "first": first_resp, "duplicate": second});
+    let details = json!({"effects": effects, "held_by": held_by, "first": first_resp, "duplicate": second});
     if effects > 1 {
         return Ok((
             Status::Failure,
@@ -347,7 +389,7 @@ pub async fn key_checks(
             let mut p = KeyProbe::start(options, revision, id).await?;
             let r = match i {
                 0 => completed_key_replay(&mut p).await,
-                1 => in_progress_rejected(&mut p).await,
+                1 => in_progress_rejected(&mut p, &preflight.declared_args()).await,
                 2 => conflict_rejected(&mut p, &preflight.declared_args()).await,
                 _ => survives_restart(&mut p).await,
             };

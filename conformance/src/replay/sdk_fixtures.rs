@@ -122,6 +122,7 @@ impl FixturePaths {
             window: Duration::from_millis(1000),
             stop_grace: Duration::from_secs(3),
             pace: true,
+            hold_args: None,
             evidence_dir: Some(dir.join("evidence")),
         })
     }

@@ -132,6 +132,10 @@ pub struct ReplayOptions {
     pub stop_grace: Duration,
     /// Whether to ask the server to hold steps (when its tool offers delay arguments).
     pub pace: bool,
+    /// Arguments, merged over `args`, that keep the tool running after its effect (a sleep, a
+    /// slow path): how the in-progress key check keeps a call in progress on a tool without
+    /// delay arguments. None: only the delay arguments can.
+    pub hold_args: Option<serde_json::Map<String, Value>>,
     /// Where to write the evidence log and the result.
     pub evidence_dir: Option<PathBuf>,
 }
