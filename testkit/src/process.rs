@@ -131,6 +131,12 @@ impl Group {
         }
     }
 
+    /// SIGKILL the group and reap the child (bounded).
+    pub fn kill(&mut self) {
+        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        self.wait(Duration::from_secs(10));
+    }
+
     /// Stop with SIGTERM to the group, SIGKILL after `grace`; reaped either way.
     pub fn stop(&mut self, grace: Duration) {
         let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);

@@ -1,7 +1,8 @@
 //! Ledger integrity of the fixture servers (Rust, TypeScript, Python) under SIGKILL, and a
 //! check that each one fsyncs its ledger line before it writes the reply.
 //!
-//! **Kills.** Each round starts a stdio server on one shared ledger, pipelines a few `charge`
+//! **Kills.** Each round starts a server (over stdio, or over Streamable HTTP: one session, each
+//! call its own POST) on one shared ledger, pipelines a few `charge`
 //! calls (each tagged with a unique `key` argument, with random `delay_before_ms` and
 //! `delay_after_ms` of 0 to 2 ms), waits for a random number of replies,
 //! then SIGKILLs the server after a random extra delay of up to 3 ms (the delay only places the
@@ -18,11 +19,13 @@
 //! has after the set rounds, more run (as many again, at least 20) and the test fails if still
 //! none has.
 //!
-//! Rounds per server: `MCP_ONCE_KILLS_RUST` (default 440), `MCP_ONCE_KILLS_TYPESCRIPT` (40),
-//! `MCP_ONCE_KILLS_PYTHON` (20): 500 SIGKILLs in all by default (the TypeScript and Python
-//! servers take 0.5 to 1.5 s to start, so they get fewer); `MCP_ONCE_SEED` fixes the random
+//! Rounds per server over stdio: `MCP_ONCE_KILLS_RUST` (default 440), `MCP_ONCE_KILLS_TYPESCRIPT`
+//! (40), `MCP_ONCE_KILLS_PYTHON` (20); over HTTP `MCP_ONCE_KILLS_RUST_HTTP` (100),
+//! `MCP_ONCE_KILLS_TYPESCRIPT_HTTP` (15), `MCP_ONCE_KILLS_PYTHON_HTTP` (10): 625 SIGKILLs in all
+//! by default (the TypeScript and Python servers take 0.5 to 1.5 s to start, so they get
+//! fewer); a reply counts once the client has read its whole frame. `MCP_ONCE_SEED` fixes the random
 //! choices (the seed is printed). Figures are printed as one `ledger integrity:` line per
-//! server (`cargo test ... -- --nocapture`, or `scripts/reliability`).
+//! server and transport (`cargo test ... -- --nocapture`, or `scripts/reliability`).
 //!
 //! **fsync before reply.** Each server runs under `strace -f -y` (system calls `write`,
 //! `writev`, `fsync`, `fdatasync`) for three sequential calls; for each call the trace must show
@@ -47,35 +50,77 @@ use mcp_once_testkit::stdio::Peer as Server;
 use mcp_once_testkit::{scratch, Scratch};
 use serde_json::{json, Value};
 
+mod http;
+
 /// Upper bound of any single wait.
 const BOUND: Duration = Duration::from_secs(30);
 
 // ---------------------------------------------------------------------------------------------
 // Servers
 
-/// A stdio fixture server's command line on `ledger`.
-fn argv(sdk: Sdk, ledger: &Path) -> Vec<String> {
-    sdk.argv(Path::new(env!("CARGO_BIN_EXE_mcp-once-fixture")), ledger, "stdio", &[])
+/// A fixture server's command line on `ledger` over `transport` (`stdio` or `http`, on a port
+/// the system chooses).
+fn argv(sdk: Sdk, ledger: &Path, transport: &str) -> Vec<String> {
+    let extra: &[&str] = if transport == "http" { &["--port", "0"] } else { &[] };
+    sdk.argv(Path::new(env!("CARGO_BIN_EXE_mcp-once-fixture")), ledger, transport, extra)
 }
 
 fn temp(name: &str) -> Scratch {
     scratch!("ledger-integrity", name)
 }
 
-/// Start a server on stdio, past the initialize handshake.
-fn start(argv: &[String]) -> Server {
+/// A stdio server, past the initialize handshake.
+fn stdio_server(argv: &[String]) -> Server {
     let mut server = Server::spawn(argv, BOUND);
     server.initialize("ledger-integrity");
     server
 }
 
+/// A running fixture server, over either transport.
+enum Conn {
+    Stdio(Server),
+    Http(http::Peer),
+}
+
+impl Conn {
+    /// Start a server, past the initialize handshake.
+    fn start(argv: &[String], transport: &str) -> Conn {
+        if transport == "http" {
+            return Conn::Http(http::Peer::start(argv, BOUND));
+        }
+        Conn::Stdio(stdio_server(argv))
+    }
+
+    fn send(&mut self, message: &Value) {
+        match self {
+            Conn::Stdio(s) => s.send(message),
+            Conn::Http(h) => h.send(message),
+        }
+    }
+
+    fn next_response(&mut self) -> Value {
+        match self {
+            Conn::Stdio(s) => s.next_response(),
+            Conn::Http(h) => h.next_response(),
+        }
+    }
+
+    /// SIGKILL, reap, and every response frame the server wrote before it died.
+    fn kill_and_collect(self) -> Vec<Value> {
+        match self {
+            Conn::Stdio(s) => s.kill_and_collect(),
+            Conn::Http(h) => h.kill_and_collect(),
+        }
+    }
+}
+
 /// A `charge` call tagged `key: "k<id>"`, waiting `before` ms before its commit and `after` ms
 /// between its commit and its reply.
-fn send_charge(server: &mut Server, id: u64, before: u64, after: u64) {
-    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+fn charge(id: u64, before: u64, after: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "charge",
         "arguments": {"amount": 1, "key": format!("k{id}"), "delay_before_ms": before, "delay_after_ms": after}
-    }}));
+    }})
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,8 +166,9 @@ struct Figures {
     lost: usize,
 }
 
-fn kills_for(sdk: Sdk, default: usize) -> usize {
-    let var = format!("MCP_ONCE_KILLS_{}", sdk.name().to_uppercase());
+fn kills_for(sdk: Sdk, transport: &str, default: usize) -> usize {
+    let suffix = if transport == "http" { "_HTTP" } else { "" };
+    let var = format!("MCP_ONCE_KILLS_{}{suffix}", sdk.name().to_uppercase());
     std::env::var(&var).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{var}={v}: not a number")))
 }
 
@@ -130,10 +176,10 @@ fn key_of(line: &Value) -> Option<u64> {
     line["arguments"]["key"].as_str()?.strip_prefix('k')?.parse().ok()
 }
 
-fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
-    let scratch = temp(&format!("kills-{}", sdk.name()));
+fn kill_rounds(sdk: Sdk, transport: &str, kills: usize) -> Figures {
+    let scratch = temp(&format!("kills-{}-{transport}", sdk.name()));
     let ledger = scratch.join("ledger.jsonl");
-    let argv = argv(sdk, &ledger);
+    let argv = argv(sdk, &ledger, transport);
     let (mut rng, seed) = Rng::seeded();
     let mut figures = Figures::default();
     let mut next_id: u64 = 1;
@@ -145,16 +191,16 @@ fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
         if round >= kills && (figures.committed_unreplied > 0 || round >= limit) {
             break;
         }
-        let context = format!("{} round {round} (MCP_ONCE_SEED={seed})", sdk.name());
+        let context = format!("{} {transport} round {round} (MCP_ONCE_SEED={seed})", sdk.name());
         let before = std::fs::read(&ledger).unwrap_or_default();
-        let mut server = start(&argv);
+        let mut server = Conn::start(&argv, transport);
 
         let calls = 1 + rng.upto(7);
         let sent: Vec<u64> = (next_id..next_id + calls).collect();
         next_id += calls;
         for id in &sent {
             // Small random windows before the commit and between commit and reply.
-            send_charge(&mut server, *id, rng.upto(2), rng.upto(2));
+            server.send(&charge(*id, rng.upto(2), rng.upto(2)));
         }
         let mut replies = Vec::new();
         for _ in 0..rng.upto(calls) {
@@ -223,7 +269,7 @@ fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
         figures.committed_unreplied += round_keys.len() - answered;
     }
     println!(
-        "ledger integrity: {} stdio: {} SIGKILLs, {} calls sent, {} replies, {} lines checked, \
+        "ledger integrity: {} {transport}: {} SIGKILLs, {} calls sent, {} replies, {} lines checked, \
          {} committed without reply, {} torn tails, {} lost lines (seed {seed})",
         sdk.name(),
         figures.kills,
@@ -237,25 +283,41 @@ fn kill_rounds(sdk: Sdk, kills: usize) -> Figures {
     figures
 }
 
-#[test]
-fn rust_ledger_survives_sigkills() {
-    let f = kill_rounds(Sdk::Rust, kills_for(Sdk::Rust, 440));
+/// Kill rounds of one server over one transport, with the checks every run must pass.
+fn survives_sigkills(sdk: Sdk, transport: &str, default_kills: usize) {
+    let f = kill_rounds(sdk, transport, kills_for(sdk, transport, default_kills));
     assert_eq!((f.lost, f.torn_tails), (0, 0));
     assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
+}
+
+#[test]
+fn rust_ledger_survives_sigkills() {
+    survives_sigkills(Sdk::Rust, "stdio", 440);
 }
 
 #[test]
 fn typescript_ledger_survives_sigkills() {
-    let f = kill_rounds(Sdk::TypeScript, kills_for(Sdk::TypeScript, 40));
-    assert_eq!((f.lost, f.torn_tails), (0, 0));
-    assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
+    survives_sigkills(Sdk::TypeScript, "stdio", 40);
 }
 
 #[test]
 fn python_ledger_survives_sigkills() {
-    let f = kill_rounds(Sdk::Python, kills_for(Sdk::Python, 20));
-    assert_eq!((f.lost, f.torn_tails), (0, 0));
-    assert!(f.committed_unreplied > 0, "no kill landed between a commit and its reply in {} rounds", f.kills);
+    survives_sigkills(Sdk::Python, "stdio", 20);
+}
+
+#[test]
+fn rust_http_ledger_survives_sigkills() {
+    survives_sigkills(Sdk::Rust, "http", 100);
+}
+
+#[test]
+fn typescript_http_ledger_survives_sigkills() {
+    survives_sigkills(Sdk::TypeScript, "http", 15);
+}
+
+#[test]
+fn python_http_ledger_survives_sigkills() {
+    survives_sigkills(Sdk::Python, "http", 10);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,12 +376,12 @@ fn fsync_precedes_reply(sdk: Sdk) {
             .to_vec();
     argv.push(log_path.display().to_string());
     argv.push("--".into());
-    argv.extend(self::argv(sdk, &ledger));
+    argv.extend(self::argv(sdk, &ledger, "stdio"));
 
-    let mut server = start(&argv);
+    let mut server = stdio_server(&argv);
     let ids = [11u64, 12, 13];
     for id in ids {
-        send_charge(&mut server, id, 0, 0);
+        server.send(&charge(id, 0, 0));
         let reply = server.next_response();
         assert_eq!(reply["id"], id, "{reply}");
         assert!(reply["result"]["structuredContent"]["ledger_line"].is_u64(), "{reply}");
@@ -465,8 +527,8 @@ fn torn_tail_is_ended_before_the_next_line(sdk: Sdk) {
     let before = count(&std::fs::read(&ledger).unwrap(), None);
     assert_eq!((before.effects, before.torn_tail), (1, true));
 
-    let mut server = start(&argv(sdk, &ledger));
-    send_charge(&mut server, 3, 0, 0);
+    let mut server = stdio_server(&argv(sdk, &ledger, "stdio"));
+    server.send(&charge(3, 0, 0));
     let reply = server.next_response();
     assert_eq!(reply["result"]["structuredContent"]["ledger_line"], 3, "{reply}");
     drop(server);
