@@ -1,16 +1,18 @@
 //! `mcp-once replay` and `mcp-once probe` against servers that misbehave, each in one way
 //! (`conformance/tests/misbehaving/server.py`): they exit at start, never answer, answer the
-//! wrong id or twice, print garbage or megabytes, close stdout, ignore SIGTERM, fail to come
-//! back after a restart, or (HTTP) answer 500, reset the connection, stream forever. The
+//! wrong id or twice, print garbage or megabytes, trickle an answer a byte a second, close
+//! stdout, leave a child outside their group holding it, ignore SIGTERM, fail to come back after
+//! a restart, or (HTTP) answer 500, reset the connection, stream forever. The
 //! handshake and HTTP faults are run again with the runner at 2026-07-28 (`server/discover`),
 //! against servers that speak only 2025-11-25 or do not list 2026-07-28.
 //!
 //! For each: the run ends within a sanity limit derived from its bounds, with one verdict,
-//! `diverged` or `inconclusive`, pinned per fault (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
+//! `diverged` or `inconclusive` (the child holding stdout: `confirmed`, as for a well-behaved
+//! server), pinned per fault (probe: WARNING, never SUCCESS), a reason naming the fault, and no process
 //! group left behind (checked against every `process start` pid in the evidence log). The
 //! ledger the observer reads is one the broken server never writes (or writes one line).
 
-use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::process::{assert_groups_gone, pid_gone_within};
 use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -353,6 +355,50 @@ fn does_not_come_back_after_a_restart() {
     let (v, _) =
         replay("hang-on-restart", Trace::Restart, &["diverged"], &["ServerRestart", "did not come back", "initialize"]);
     assert_eq!(v["observed_effects"], 1, "the one ledger line, before the crash");
+}
+
+/// A server that starts a child outside its process group, holding its stdout: after the
+/// SIGKILL of the group the pipe stays open, so the runner kills that child too (a `stray` in
+/// the evidence) and the connection breaks as a crash breaks it; the restart trace is confirmed
+/// (two effects), in bounded time, and no process is left, the children included.
+#[test]
+fn forks_a_child_that_holds_stdout() {
+    let dir = temp("fork-holds-stdout");
+    let t = trace(&dir, Trace::Restart, "stdio", R2025);
+    let evidence = dir.join("evidence");
+    let (out, wall) =
+        run("fork-holds-stdout", &dir, R2025, &evidence, Duration::from_secs(300), |c| c.arg("replay").arg(&t));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    assert_eq!((v["verdict"].as_str(), v["observed_effects"].as_u64()), (Some("confirmed"), Some(2)), "{v}");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(wall < sanity_limit(2), "took {wall:?}");
+    let records = jsonl::evidence_under(&evidence);
+    assert_groups_gone(&records, "fork-holds-stdout");
+    let strays: Vec<i32> = records
+        .iter()
+        .filter(|r| r["kind"] == "process" && r["event"] == "stray")
+        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .collect();
+    let children: Vec<i32> =
+        std::fs::read_to_string(dir.join("starts.txt.child")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(children.len(), 2, "one child per server start: {children:?}");
+    for child in children {
+        assert!(strays.contains(&child), "the runner killed child {child} and said so: {strays:?}");
+        assert!(pid_gone_within(child, Duration::from_secs(5)), "child {child} is still running");
+    }
+}
+
+/// A server that writes its answer one byte a second: the step bound holds, and the reason says
+/// the server was part-way through a frame (a slow writer, not a silent one).
+#[test]
+fn trickles_its_answer_a_byte_a_second() {
+    replay(
+        "trickle-call",
+        Trace::Timeout,
+        &["inconclusive"],
+        &["no effect and no answer", "of a frame and no newline yet"],
+    );
 }
 
 #[test]

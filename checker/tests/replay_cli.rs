@@ -439,7 +439,8 @@ fn the_in_progress_key_check_holds_the_call_with_hold_args() {
         let out = cmd.output().unwrap();
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}{}", text(&out.stdout), text(&out.stderr)));
-        let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "sep-3182-in-progress-rejected").cloned();
+        let check =
+            v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "sep-3182-in-progress-rejected").cloned();
         (out.status.code(), check.expect("the in-progress check"))
     };
     let (code, check) = probe(None);
@@ -452,7 +453,10 @@ fn the_in_progress_key_check_holds_the_call_with_hold_args() {
 
     let (code, check) = probe(Some(r#"{"delay_after_ms":1500}"#));
     assert_eq!((code, check["status"].as_str()), (Some(0), Some("SUCCESS")), "{check}");
-    assert_eq!((check["details"]["held_by"].as_str(), check["details"]["effects"].as_i64()), (Some("--hold-args"), Some(1)));
+    assert_eq!(
+        (check["details"]["held_by"].as_str(), check["details"]["effects"].as_i64()),
+        (Some("--hold-args"), Some(1))
+    );
     assert!(is_refusal(&check["details"]["duplicate"]), "the duplicate was rejected: {check}");
 }
 

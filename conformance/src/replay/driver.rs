@@ -485,7 +485,7 @@ impl<'t> Driver<'t> {
             })
             .await;
         seen.unwrap_or_else(|| {
-            let reason = self.session.breach_note();
+            let reason = self.session.stall_note();
             Err(stop(
                 ReplayVerdict::Inconclusive,
                 format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, bound.as_millis()),

@@ -156,6 +156,14 @@ pub enum Process {
         /// Why.
         error: String,
     },
+    /// A process outside the server's group still held its stdout after the group was gone (a
+    /// child started in a session of its own): the runner SIGKILLed it.
+    Stray {
+        /// Process id.
+        pid: u32,
+        /// The pipe it held (`pipe:[inode]`).
+        pipe: String,
+    },
 }
 
 impl Process {
@@ -169,6 +177,7 @@ impl Process {
             Process::Stop { .. } => "stop",
             Process::Stopped { .. } => "stopped",
             Process::StopFailed { .. } => "stop-failed",
+            Process::Stray { .. } => "stray",
         }
     }
 
@@ -183,7 +192,8 @@ impl Process {
             | Process::Killed { pid, .. }
             | Process::Stop { pid, .. }
             | Process::Stopped { pid, .. }
-            | Process::StopFailed { pid, .. } => pid.to_string(),
+            | Process::StopFailed { pid, .. }
+            | Process::Stray { pid, .. } => pid.to_string(),
         }
     }
 }

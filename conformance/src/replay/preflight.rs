@@ -69,7 +69,7 @@ pub async fn await_response(session: &mut Session, id: &Value) -> Result<Value, 
         })
         .await;
     let ms = (session.opts.step_timeout + session.opts.window * 2).as_millis();
-    seen.unwrap_or_else(|| Err(format!("no answer within {ms} ms{}", session.breach_note())))
+    seen.unwrap_or_else(|| Err(format!("no answer within {ms} ms{}", session.stall_note())))
 }
 
 /// One call of the tool (with `key`, if given), its answer, and the effects it moved the

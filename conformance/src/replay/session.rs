@@ -6,7 +6,7 @@ use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::message::{self, CLIENT_NAME};
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
-use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
+use crate::replay::process::{self, LaunchSpec, Pipes, ServerProcess};
 use crate::replay::tracer::{self, Tracer};
 use crate::replay::types::{ReplayOptions, Revision, Target};
 use crate::replay::wire::{id_key, log_lines, Connection, EventKind, WireEvent};
@@ -36,6 +36,8 @@ pub struct Session {
     failures: HashMap<(u32, String), String>,
     headers: HashSet<(u32, String)>,
     closed: HashMap<u32, String>,
+    /// stdio: bytes of an unfinished frame (no newline yet) of the connection of that generation.
+    unfinished: HashMap<u32, usize>,
     /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
     /// response to an id the runner never sent, more responses to an id than requests with it).
     pub garbage: Vec<String>,
@@ -82,6 +84,7 @@ impl Session {
             failures: HashMap::new(),
             headers: HashSet::new(),
             closed: HashMap::new(),
+            unfinished: HashMap::new(),
             garbage: Vec::new(),
             requests: HashMap::new(),
             notifications: 0,
@@ -295,7 +298,7 @@ impl Session {
                 Some(Err(s.with_garbage(format!("the server exited ({why})"))))
             })
             .await;
-        answer.unwrap_or_else(|| Err(self.with_garbage("no answer within the bound".into())))
+        answer.unwrap_or_else(|| Err(format!("no answer within the bound{}", self.stall_note())))
     }
 
     fn with_garbage(&self, reason: String) -> String {
@@ -305,6 +308,15 @@ impl Session {
     /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
     pub fn breach_note(&self) -> String {
         self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"))
+    }
+
+    /// For a wait that ran out: [`Session::breach_note`], and whether the server was part-way
+    /// through writing a frame (a slow or stuck writer, not a silent one).
+    pub fn stall_note(&self) -> String {
+        match self.unfinished.get(&self.generation).copied().unwrap_or(0) {
+            0 => self.breach_note(),
+            n => format!("; the server had written {n} byte(s) of a frame and no newline yet{}", self.breach_note()),
+        }
     }
 
     /// stdio: wait at most `bound` for connection `gen`'s stdout to close (its last output
@@ -417,6 +429,9 @@ impl Session {
             EventKind::Closed(reason) => {
                 self.closed.insert(gen, reason);
             }
+            EventKind::Unfinished(bytes) => {
+                self.unfinished.insert(gen, bytes);
+            }
         }
     }
 
@@ -488,7 +503,17 @@ impl Session {
         }));
         self.exited = Some(format!("killed by the runner ({status})"));
         self.server_stdin = None;
+        self.kill_strays().await;
         Ok(())
+    }
+
+    /// stdio: SIGKILL whatever still holds the dead server's stdout (a child it started outside
+    /// its group), so that the connection breaks as the server's death would break it.
+    async fn kill_strays(&mut self) {
+        let Some(pipe) = self.stdout_pipe.clone() else { return };
+        for pid in process::kill_pipe_holders(&pipe, Duration::from_secs(5)).await {
+            self.evidence.record(Event::Process(Process::Stray { pid, pipe: pipe.clone() }));
+        }
     }
 
     /// stdio: hold each write of the server to its stdout for `hold` (see [`tracer`]); `Err`
@@ -519,6 +544,7 @@ impl Session {
                 }
                 Err(e) => self.evidence.record(Event::Process(Process::StopFailed { pid, error: format!("{e:#}") })),
             }
+            self.kill_strays().await;
         }
         // stdio: read what the server wrote before it stopped to the end (bounded), so that a
         // late breach (a duplicated response) is seen before the verdict.

@@ -214,7 +214,7 @@ pub fn commit_timeout(session: &Session, a: AttemptId, s: &Sent, bound: Duration
     } else {
         failed
     };
-    let garbage = session.breach_note();
+    let garbage = session.stall_note();
     stop(
         ReplayVerdict::Inconclusive,
         format!(

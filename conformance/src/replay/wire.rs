@@ -35,6 +35,8 @@ pub enum EventKind {
     StreamFailed { id: Value, reason: String },
     /// stdio: the server's stdout closed (or could not be read).
     Closed(String),
+    /// stdio: bytes of a frame read so far with no newline yet (0: the last read ended a frame).
+    Unfinished(usize),
 }
 
 /// An event with the generation of the connection it came from.
@@ -207,6 +209,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
     let mut splitter = LineSplitter::new(MAX_FRAME);
     let mut buf = vec![0u8; 64 * 1024];
     let mut overlong_reported = false;
+    let mut unfinished = 0;
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) => {
@@ -255,6 +258,10 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                     }
                 }
             }
+        }
+        if splitter.pending() != unfinished {
+            unfinished = splitter.pending();
+            send(EventKind::Unfinished(unfinished));
         }
         // A server that writes past the bound and no newline may never write one: say so now,
         // not at a newline or an end of stream that may never come.

@@ -18,6 +18,10 @@ stdio faults
   duplicate-id         answer tools/call twice with the same id (one write)
   garbage              answer tools/call with a non-JSON line, then stay silent
   partial-frame        answer tools/call with half a frame (no newline), then exit 0
+  fork-holds-stdout    start a child in a session of its own (outside the server's process
+                       group) that holds stdout open for 10 minutes (its pid in STATE.child),
+                       then behave as `none`
+  trickle-call         write the ledger line, then answer tools/call one byte a second
   flood-no-newline     answer tools/call with 20 MB without a newline, then stay silent
   flood-lines          answer tools/call with 40 MB of valid-looking notifications, never answer
   close-stdout         close stdout on tools/call, stay alive reading stdin
@@ -40,6 +44,7 @@ import os
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -115,6 +120,10 @@ def stdio(args):
             f.write("start\n")
         if starts >= 1:
             fault = "silent-initialize"
+    if fault == "fork-holds-stdout":
+        child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, start_new_session=True)
+        with open(args.state + ".child", "a") as f:
+            f.write(f"{child.pid}\n")
 
     def send(*msgs):
         out.write(b"".join(json.dumps(m).encode() + b"\n" for m in msgs))
@@ -172,7 +181,13 @@ def stdio(args):
             pass
         elif fault == "hang-on-restart":
             write_ledger(args.ledger)
-        elif fault == "none" or fault.startswith("discover-"):
+        elif fault == "trickle-call":
+            write_ledger(args.ledger)
+            for byte in json.dumps(charged(req)).encode() + b"\n":
+                out.write(bytes([byte]))
+                out.flush()
+                time.sleep(1)
+        elif fault == "none" or fault == "fork-holds-stdout" or fault.startswith("discover-"):
             write_ledger(args.ledger)
             send(charged(req))
         else:
