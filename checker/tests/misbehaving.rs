@@ -357,24 +357,24 @@ fn does_not_come_back_after_a_restart() {
     assert_eq!(v["observed_effects"], 1, "the one ledger line, before the crash");
 }
 
-/// A server that starts a child outside its process group, holding its stdout: after the
-/// SIGKILL of the group the pipe stays open, so the runner kills that child too (a `stray` in
-/// the evidence) and the connection breaks as a crash breaks it; the restart trace is confirmed
-/// (two effects), in bounded time, and no process is left, the children included.
-#[test]
-fn forks_a_child_that_holds_stdout() {
-    let dir = temp("fork-holds-stdout");
-    let t = trace(&dir, Trace::Restart, "stdio", R2025);
+/// A server that starts a child outside its process group, holding its stdout and stderr: after
+/// the SIGKILL of the group the pipes stay open, so the runner kills that child too (a `stray`
+/// in the evidence); over stdio only then does the connection break as a crash breaks it. The
+/// restart trace (over HTTP the shortest one is a stream break) is confirmed (two effects), in
+/// bounded time, and no process is left, the children included.
+fn child_outside_the_group(fault: &str) {
+    let dir = temp(fault);
+    let transport = if is_http(fault) { "http" } else { "stdio" };
+    let t = trace(&dir, Trace::Restart, transport, R2025);
     let evidence = dir.join("evidence");
-    let (out, wall) =
-        run("fork-holds-stdout", &dir, R2025, &evidence, Duration::from_secs(300), |c| c.arg("replay").arg(&t));
+    let (out, wall) = run(fault, &dir, R2025, &evidence, Duration::from_secs(300), |c| c.arg("replay").arg(&t));
     let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+        .unwrap_or_else(|e| panic!("{fault}: no JSON result ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
     assert_eq!((v["verdict"].as_str(), v["observed_effects"].as_u64()), (Some("confirmed"), Some(2)), "{v}");
     assert_eq!(out.status.code(), Some(1));
-    assert!(wall < sanity_limit(2), "took {wall:?}");
+    assert!(wall < sanity_limit(2), "{fault}: took {wall:?}");
     let records = jsonl::evidence_under(&evidence);
-    assert_groups_gone(&records, "fork-holds-stdout");
+    assert_groups_gone(&records, fault);
     let strays: Vec<i32> = records
         .iter()
         .filter(|r| r["kind"] == "process" && r["event"] == "stray")
@@ -382,11 +382,22 @@ fn forks_a_child_that_holds_stdout() {
         .collect();
     let children: Vec<i32> =
         std::fs::read_to_string(dir.join("starts.txt.child")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
-    assert_eq!(children.len(), 2, "one child per server start: {children:?}");
+    let starts = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").count();
+    assert_eq!(children.len(), starts, "{fault}: one child per server start: {children:?}");
     for child in children {
-        assert!(strays.contains(&child), "the runner killed child {child} and said so: {strays:?}");
-        assert!(pid_gone_within(child, Duration::from_secs(5)), "child {child} is still running");
+        assert!(strays.contains(&child), "{fault}: the runner killed child {child} and said so: {strays:?}");
+        assert!(pid_gone_within(child, Duration::from_secs(5)), "{fault}: child {child} is still running");
     }
+}
+
+#[test]
+fn forks_a_child_that_holds_stdout() {
+    child_outside_the_group("fork-holds-stdout");
+}
+
+#[test]
+fn http_forks_a_child_that_holds_stdout() {
+    child_outside_the_group("http-fork-holds-stdout");
 }
 
 /// A server that writes its answer one byte a second: the step bound holds, and the reason says

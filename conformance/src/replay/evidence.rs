@@ -156,8 +156,8 @@ pub enum Process {
         /// Why.
         error: String,
     },
-    /// A process outside the server's group still held its stdout after the group was gone (a
-    /// child started in a session of its own): the runner SIGKILLed it.
+    /// A process outside the server's group still held its stdout or stderr after the group was
+    /// gone (a child started in a session of its own): the runner SIGKILLed it.
     Stray {
         /// Process id.
         pid: u32,

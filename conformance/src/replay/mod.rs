@@ -8,7 +8,7 @@
 //! response's write), [`step`] (how a step ends), [`message`] (the calls the runner writes),
 //! [`probe`] (the checks for one server, after its [`preflight`]; the SEP-3182 [`key_checks`]),
 //! [`checks`] (their records), [`baseline`] (expected failures), [`process`] (server processes
-//! and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting
+//! and their groups; [`strays`], what they leave outside the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting
 //! effects), [`pacing`] (which server steps to hold back), [`evidence`] (the log),
 //! [`sdk_fixtures`] (the SDK fixtures and the scenarios as ready-made replays).
 
@@ -29,6 +29,7 @@ pub mod run;
 pub mod sdk_fixtures;
 pub mod session;
 pub mod step;
+pub mod strays;
 pub mod tracer;
 pub mod types;
 pub mod wire;

@@ -6,7 +6,8 @@ use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::message::{self, CLIENT_NAME};
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
-use crate::replay::process::{self, LaunchSpec, Pipes, ServerProcess};
+use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
+use crate::replay::strays;
 use crate::replay::tracer::{self, Tracer};
 use crate::replay::types::{ReplayOptions, Revision, Target};
 use crate::replay::wire::{id_key, log_lines, Connection, EventKind, WireEvent};
@@ -53,6 +54,9 @@ pub struct Session {
     starting: bool,
     /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
     stdout_pipe: Option<String>,
+    /// The started server's stdout and stderr pipes (either transport): whatever still holds
+    /// one once the server is dead is a stray child of it.
+    server_pipes: Vec<String>,
     /// strace, holding the server's writes to stdout (a crash point without hooks).
     tracer: Option<Tracer>,
     last_logged: Option<f64>,
@@ -95,6 +99,7 @@ impl Session {
             started_once: false,
             starting: false,
             stdout_pipe: None,
+            server_pipes: Vec::new(),
             tracer: None,
             last_logged: None,
         }
@@ -163,6 +168,8 @@ impl Session {
 
     fn spawn(&mut self, spec: &LaunchSpec) -> Result<(ServerProcess, Pipes), String> {
         let (p, pipes) = ServerProcess::spawn(spec).map_err(|e| format!("{e:#}"))?;
+        let fds = [pipes.stdout.as_raw_fd(), pipes.stderr.as_raw_fd()];
+        self.server_pipes = fds.into_iter().filter_map(tracer::pipe_name).collect();
         self.evidence.record(Event::Process(Process::Start { pid: p.pid(), argv: spec.argv.clone() }));
         Ok((p, pipes))
     }
@@ -503,17 +510,8 @@ impl Session {
         }));
         self.exited = Some(format!("killed by the runner ({status})"));
         self.server_stdin = None;
-        self.kill_strays().await;
+        strays::kill_strays(std::mem::take(&mut self.server_pipes), &self.evidence).await;
         Ok(())
-    }
-
-    /// stdio: SIGKILL whatever still holds the dead server's stdout (a child it started outside
-    /// its group), so that the connection breaks as the server's death would break it.
-    async fn kill_strays(&mut self) {
-        let Some(pipe) = self.stdout_pipe.clone() else { return };
-        for pid in process::kill_pipe_holders(&pipe, Duration::from_secs(5)).await {
-            self.evidence.record(Event::Process(Process::Stray { pid, pipe: pipe.clone() }));
-        }
     }
 
     /// stdio: hold each write of the server to its stdout for `hold` (see [`tracer`]); `Err`
@@ -544,7 +542,7 @@ impl Session {
                 }
                 Err(e) => self.evidence.record(Event::Process(Process::StopFailed { pid, error: format!("{e:#}") })),
             }
-            self.kill_strays().await;
+            strays::kill_strays(std::mem::take(&mut self.server_pipes), &self.evidence).await;
         }
         // stdio: read what the server wrote before it stopped to the end (bounded), so that a
         // late breach (a duplicated response) is seen before the verdict.

@@ -35,6 +35,7 @@ HTTP faults (--port)
   http-reset           tools/call: the connection is reset (RST) after the request is read
   http-sse-forever     tools/call: an SSE stream of keep-alive comments that never carries the
                        response
+  http-fork-holds-stdout  as fork-holds-stdout, over HTTP
 """
 
 import argparse
@@ -99,6 +100,14 @@ def write_ledger(path):
         os.fsync(f.fileno())
 
 
+def fork_child(state):
+    """A child in a session of its own, outside the server's process group, holding stdout and
+    stderr open for 10 minutes; its pid appended to STATE.child."""
+    child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(state + ".child", "a") as f:
+        f.write(f"{child.pid}\n")
+
+
 def block_forever():
     while True:
         signal.pause()
@@ -121,9 +130,7 @@ def stdio(args):
         if starts >= 1:
             fault = "silent-initialize"
     if fault == "fork-holds-stdout":
-        child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL, start_new_session=True)
-        with open(args.state + ".child", "a") as f:
-            f.write(f"{child.pid}\n")
+        fork_child(args.state)
 
     def send(*msgs):
         out.write(b"".join(json.dumps(m).encode() + b"\n" for m in msgs))
@@ -237,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
                         time.sleep(0.2)
                 except OSError:
                     return
-            if self.fault == "none" or self.fault.startswith("discover-"):
+            if self.fault in ("none", "http-fork-holds-stdout") or self.fault.startswith("discover-"):
                 write_ledger(self.ledger)
                 return self.reply(200, json.dumps(charged(req)).encode())
         reply = answer(req)
@@ -247,6 +254,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def http(args):
+    if args.fault == "http-fork-holds-stdout":
+        fork_child(args.state)
     Handler.fault = args.fault
     Handler.ledger = args.ledger
     try:
