@@ -93,6 +93,9 @@ async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f6
         }
     };
     let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+    // What the server wrote with its answer (a second answer to the same id) is taken in
+    // before the call is judged, so that a breach is named with it.
+    session.settle().await;
     let moved = session.opts.observer.effects(before, after)?;
     Ok((answer, moved))
 }

@@ -3,7 +3,7 @@
 //! awaited step goes through.
 
 use crate::replay::evidence::{Event, Evidence, Process};
-use crate::replay::message::{self, CLIENT_NAME};
+use crate::replay::message;
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
 use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
@@ -39,6 +39,8 @@ pub struct Session {
     closed: HashMap<u32, String>,
     /// stdio: bytes of an unfinished frame (no newline yet) of the connection of that generation.
     unfinished: HashMap<u32, usize>,
+    /// stdio: a message of the current connection came from a read whose end is not taken in yet.
+    mid_read: bool,
     /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
     /// response to an id the runner never sent, more responses to an id than requests with it).
     pub garbage: Vec<String>,
@@ -89,6 +91,7 @@ impl Session {
             headers: HashSet::new(),
             closed: HashMap::new(),
             unfinished: HashMap::new(),
+            mid_read: false,
             garbage: Vec::new(),
             requests: HashMap::new(),
             notifications: 0,
@@ -174,103 +177,6 @@ impl Session {
         Ok((p, pipes))
     }
 
-    async fn wait_listening(&mut self, url: &str, deadline: Instant) -> Result<(), String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
-        let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
-        let port = parsed.port_or_known_default().unwrap_or(80);
-        // Nothing signals that a port opened; poll it, one bounded connect per check.
-        let listening = self
-            .wait_until(deadline, async |s| {
-                if let Some(why) = s.check_exit() {
-                    return Some(Err(format!("the launch command exited before the server listened ({why})")));
-                }
-                let attempt = tokio::time::timeout(
-                    Duration::from_millis(200),
-                    tokio::net::TcpStream::connect((host.as_str(), port)),
-                )
-                .await;
-                if let Ok(Ok(_)) = attempt {
-                    s.evidence.record(Event::Process(Process::Listening { url: url.into() }));
-                    return Some(Ok(()));
-                }
-                None
-            })
-            .await;
-        listening.unwrap_or_else(|| {
-            Err(format!(
-                "nothing listens on {host}:{port} within {} ms of the launch",
-                self.opts.start_timeout.as_millis()
-            ))
-        })
-    }
-
-    fn with_meta(&self, params: Value) -> Value {
-        message::with_meta(self.revision, params)
-    }
-
-    async fn handshake(&mut self, deadline: Instant) -> Result<(), String> {
-        match self.revision {
-            Revision::R2025_11_25 => {
-                let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
-                let result =
-                    self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
-                let version = result
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .ok_or("initialize: the result has no protocolVersion")?
-                    .to_string();
-                if version != "2025-11-25" {
-                    self.evidence.note(format!("the server negotiated protocol {version}, not 2025-11-25"));
-                }
-                let conn = self.conn.as_ref().expect("connected");
-                conn.set_protocol_version(&version);
-                conn.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-                    .await
-                    .map_err(|e| format!("{e:#}"))?;
-            }
-            Revision::R2026_07_28 => {
-                self.conn.as_ref().expect("connected").set_protocol_version("2026-07-28");
-                let params = self.with_meta(json!({}));
-                let result = self.request_until("server/discover", params, deadline).await.map_err(|e| {
-                    format!("server/discover: {e} (does the server speak 2026-07-28? try --revision 2025-11-25)")
-                })?;
-                let versions = result
-                    .get("supportedVersions")
-                    .or_else(|| result.get("protocolVersions"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                if !versions.as_array().is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
-                    return Err(format!(
-                        "server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    async fn discover_tool(&mut self, deadline: Instant) -> Result<(), String> {
-        let params = self.with_meta(json!({}));
-        let result =
-            self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
-        let tools = result.get("tools").and_then(Value::as_array).ok_or("tools/list: the result has no tools list")?;
-        let tool = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(&self.opts.tool));
-        let Some(tool) = tool else {
-            let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
-            return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
-        };
-        self.tool = Some(tool.clone());
-        let props = tool.pointer("/inputSchema/properties");
-        self.pace_args = self.opts.pace
-            && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
-        self.evidence.note(if self.pace_args {
-            "the tool takes delay_before_ms and delay_after_ms: held steps are paced by them".to_string()
-        } else {
-            "the tool takes no delay arguments (or pacing is off): server steps run at their own speed, and their order is checked after the fact".to_string()
-        });
-        Ok(())
-    }
-
     /// Send a request of the runner's own (a string id that model ids never take) and wait
     /// for its result within `deadline`.
     pub async fn request_until(&mut self, method: &str, params: Value, deadline: Instant) -> Result<Value, String> {
@@ -335,6 +241,19 @@ impl Session {
         self.wait_until(Instant::now() + bound, async |s| s.closed(gen).map(drop)).await;
     }
 
+    /// The live connection (once started).
+    pub(crate) fn connection(&self) -> &Connection {
+        self.conn.as_ref().expect("connected")
+    }
+
+    /// stdio: take in the rest of the read that carried the last message (a second answer
+    /// written with the first), within a short bound; then everything already waiting.
+    pub async fn settle(&mut self) {
+        let bound = Instant::now() + Duration::from_secs(1);
+        self.wait_until(bound, async |s| (!s.mid_read).then_some(())).await;
+        self.drain().await;
+    }
+
     /// Take in every event already waiting, without waiting for more.
     pub async fn drain(&mut self) {
         while let Ok(ev) = self.rx.try_recv() {
@@ -390,6 +309,7 @@ impl Session {
         let gen = ev.conn;
         match ev.kind {
             EventKind::Message(m) => {
+                self.mid_read = gen == self.generation && self.opts.target.transport() == Transport::Stdio;
                 let method = m.get("method").and_then(Value::as_str).map(str::to_string);
                 match (m.get("id").cloned(), method) {
                     (Some(id), None) => {
@@ -436,8 +356,9 @@ impl Session {
             EventKind::Closed(reason) => {
                 self.closed.insert(gen, reason);
             }
-            EventKind::Unfinished(bytes) => {
-                self.unfinished.insert(gen, bytes);
+            EventKind::ReadEnd { unfinished } => {
+                self.unfinished.insert(gen, unfinished);
+                self.mid_read = false;
             }
         }
     }

@@ -35,8 +35,9 @@ pub enum EventKind {
     StreamFailed { id: Value, reason: String },
     /// stdio: the server's stdout closed (or could not be read).
     Closed(String),
-    /// stdio: bytes of a frame read so far with no newline yet (0: the last read ended a frame).
-    Unfinished(usize),
+    /// stdio: the end of one read of stdout (its frames were sent before this), with the bytes
+    /// of a frame read so far and no newline yet (0: the read ended on a frame's end).
+    ReadEnd { unfinished: usize },
 }
 
 /// An event with the generation of the connection it came from.
@@ -209,7 +210,6 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
     let mut splitter = LineSplitter::new(MAX_FRAME);
     let mut buf = vec![0u8; 64 * 1024];
     let mut overlong_reported = false;
-    let mut unfinished = 0;
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) => {
@@ -259,10 +259,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                 }
             }
         }
-        if splitter.pending() != unfinished {
-            unfinished = splitter.pending();
-            send(EventKind::Unfinished(unfinished));
-        }
+        send(EventKind::ReadEnd { unfinished: splitter.pending() });
         // A server that writes past the bound and no newline may never write one: say so now,
         // not at a newline or an end of stream that may never come.
         if splitter.pending() > MAX_FRAME && !overlong_reported {

@@ -1,0 +1,109 @@
+//! Starting a server (more of [`Session`]'s methods): waiting for a launched HTTP server to listen, the handshake of each
+//! revision (`initialize` or `server/discover`), and finding the tool under test in `tools/list`.
+
+use crate::replay::evidence::{Event, Process};
+use crate::replay::message::{self, CLIENT_NAME};
+use crate::replay::session::Session;
+use crate::replay::types::Revision;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::time::Instant;
+
+impl Session {
+    pub(crate) async fn wait_listening(&mut self, url: &str, deadline: Instant) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        // Nothing signals that a port opened; poll it, one bounded connect per check.
+        let listening = self
+            .wait_until(deadline, async |s| {
+                if let Some(why) = s.check_exit() {
+                    return Some(Err(format!("the launch command exited before the server listened ({why})")));
+                }
+                let attempt = tokio::time::timeout(
+                    Duration::from_millis(200),
+                    tokio::net::TcpStream::connect((host.as_str(), port)),
+                )
+                .await;
+                if let Ok(Ok(_)) = attempt {
+                    s.evidence.record(Event::Process(Process::Listening { url: url.into() }));
+                    return Some(Ok(()));
+                }
+                None
+            })
+            .await;
+        listening.unwrap_or_else(|| {
+            Err(format!(
+                "nothing listens on {host}:{port} within {} ms of the launch",
+                self.opts.start_timeout.as_millis()
+            ))
+        })
+    }
+
+    pub(crate) fn with_meta(&self, params: Value) -> Value {
+        message::with_meta(self.revision, params)
+    }
+
+    pub(crate) async fn handshake(&mut self, deadline: Instant) -> Result<(), String> {
+        match self.revision {
+            Revision::R2025_11_25 => {
+                let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
+                let result =
+                    self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
+                let version = result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .ok_or("initialize: the result has no protocolVersion")?
+                    .to_string();
+                if version != "2025-11-25" {
+                    self.evidence.note(format!("the server negotiated protocol {version}, not 2025-11-25"));
+                }
+                let conn = self.connection();
+                conn.set_protocol_version(&version);
+                conn.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                    .await
+                    .map_err(|e| format!("{e:#}"))?;
+            }
+            Revision::R2026_07_28 => {
+                self.connection().set_protocol_version("2026-07-28");
+                let params = self.with_meta(json!({}));
+                let result = self.request_until("server/discover", params, deadline).await.map_err(|e| {
+                    format!("server/discover: {e} (does the server speak 2026-07-28? try --revision 2025-11-25)")
+                })?;
+                let versions = result
+                    .get("supportedVersions")
+                    .or_else(|| result.get("protocolVersions"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                if !versions.as_array().is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
+                    return Err(format!(
+                        "server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn discover_tool(&mut self, deadline: Instant) -> Result<(), String> {
+        let params = self.with_meta(json!({}));
+        let result =
+            self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
+        let tools = result.get("tools").and_then(Value::as_array).ok_or("tools/list: the result has no tools list")?;
+        let tool = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(&self.opts.tool));
+        let Some(tool) = tool else {
+            let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
+            return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
+        };
+        self.tool = Some(tool.clone());
+        let props = tool.pointer("/inputSchema/properties");
+        self.pace_args = self.opts.pace
+            && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
+        self.evidence.note(if self.pace_args {
+            "the tool takes delay_before_ms and delay_after_ms: held steps are paced by them".to_string()
+        } else {
+            "the tool takes no delay arguments (or pacing is off): server steps run at their own speed, and their order is checked after the fact".to_string()
+        });
+        Ok(())
+    }
+}
