@@ -6,7 +6,8 @@ use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
-use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::budget::{available_bytes, parse_size};
+use mcp_once_model::{Bounds, Budget, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -87,6 +88,34 @@ impl ConfigArgs {
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
         Ok((config, profile))
     }
+}
+
+/// The share of the memory available at start that a search may use by default (the rest is
+/// left to the system and to other work on the machine).
+const DEFAULT_MEMORY_SHARE: (u64, u64) = (3, 4);
+
+/// Where every search stops at the latest (`check`, `matrix`).
+#[derive(Args, Clone, Copy)]
+pub struct BudgetArgs {
+    /// Stop a search before the process's resident memory passes SIZE (e.g. 512M, 4G; default:
+    /// 3/4 of the memory available when mcp-once starts, from /proc/meminfo).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
+    /// Stop a search after N unique states (default: no limit).
+    #[arg(long, value_name = "N")]
+    max_states: Option<usize>,
+}
+
+impl BudgetArgs {
+    /// The budget: the flags, with the default memory limit when `--max-memory` is not given.
+    pub fn budget(&self) -> Budget {
+        Budget { max_states: self.max_states, max_memory: self.max_memory.or_else(default_memory) }
+    }
+}
+
+/// The default memory budget: a share of `MemAvailable` (none if it cannot be read).
+pub fn default_memory() -> Option<u64> {
+    available_bytes().map(|b| b / DEFAULT_MEMORY_SHARE.1 * DEFAULT_MEMORY_SHARE.0)
 }
 
 /// The properties a `--property` value names: one, or every one for `all`.

@@ -2,7 +2,7 @@
 //! errors folded into one line. Each subcommand's options live beside the function that runs it
 //! (`crate::commands`).
 
-use crate::commands::{bench, check, diff, explain, explore, fixture, matrix, probe, profiles, replay};
+use crate::commands::{bench, check, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
 use clap::{Parser, Subcommand};
 
 /// `mcp-once`'s command line.
@@ -24,9 +24,14 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Check every built-in cell (profiles x transports x client policies x servers) as a table.
     #[command(
-        after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces"
+        after_help = "Examples:\n  mcp-once matrix\n  mcp-once matrix --profile mcp-2026-07-28 --profile sep-3182 --format markdown --out traces\n  mcp-once matrix --shard 2/3 --format json > shard2.json"
     )]
     Matrix(matrix::MatrixArgs),
+    /// Join the JSON of `matrix --shard K/N` runs into the whole matrix, as one run prints it.
+    #[command(
+        after_help = "Exit code: 1 a property is violated in some cell, 0 none, 2 the files are not every shard of one matrix.\nExamples:\n  mcp-once matrix --shard 1/3 --format json > s1.json   (and 2/3, 3/3, anywhere)\n  mcp-once merge s1.json s2.json s3.json --format json"
+    )]
+    Merge(merge::MergeArgs),
     /// Step through one configuration by hand in stateright's Explorer (a web UI on localhost).
     #[command(
         after_help = "Examples:\n  mcp-once explore --profile mcp-2025-11-25 --client retry-on-disconnect --crashes 1\n  then open http://127.0.0.1:3000/"

@@ -15,6 +15,8 @@ pub enum ShortVerdict {
     NotChecked,
     /// It holds: `holds`.
     Holds,
+    /// The search stopped at its budget before deciding it: `unknown`.
+    Unknown,
     /// It is violated: `✗ s/e`, a shortest counterexample of s steps reaching e side effects.
     Violated {
         /// Steps of the shortest counterexample.
@@ -32,6 +34,7 @@ impl ShortVerdict {
             Ok(c) => match c.results.iter().find(|r| r.property == p) {
                 None => ShortVerdict::NotChecked,
                 Some(r) if r.verdict == Verdict::Holds => ShortVerdict::Holds,
+                Some(r) if r.verdict == Verdict::Unknown => ShortVerdict::Unknown,
                 Some(r) => {
                     let cex = r.counterexample.as_ref().expect("violated has a trace");
                     ShortVerdict::Violated { steps: cex.len(), effects: cex.effects() }
@@ -42,12 +45,13 @@ impl ShortVerdict {
 }
 
 impl fmt::Display for ShortVerdict {
-    /// The form tables show: `holds`, `✗ 8/2` (steps/effects), `n/a` or `-`.
+    /// The form tables show: `holds`, `✗ 8/2` (steps/effects), `unknown`, `n/a` or `-`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ShortVerdict::NotApplicable => f.write_str("n/a"),
             ShortVerdict::NotChecked => f.write_str("-"),
             ShortVerdict::Holds => f.write_str("holds"),
+            ShortVerdict::Unknown => f.write_str("unknown"),
             ShortVerdict::Violated { steps, effects } => write!(f, "✗ {steps}/{effects}"),
         }
     }

@@ -5,7 +5,8 @@
 //! verdict could be established (bad input, a configuration that does not apply).
 //!
 //! Layout: `cli` parses, `commands` has one file per subcommand (its options and the function
-//! that runs it), `run` runs the searches, `compare` reduces cells to comparable verdicts, and
+//! that runs it), `run` runs the searches, `compare` reduces cells to comparable verdicts, `shard` splits the matrix and joins its
+//! shards, and
 //! `report` renders everything that is printed.
 
 mod args;
@@ -14,9 +15,10 @@ mod commands;
 mod compare;
 mod report;
 mod run;
+mod shard;
 
 use cli::Command;
-use commands::{bench, check, diff, explain, explore, fixture, matrix, probe, profiles, replay};
+use commands::{bench, check, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
 use std::process::ExitCode;
 
 #[global_allocator]
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
     let result = match cli::parse().command {
         Command::Check(a) => check::run(a),
         Command::Matrix(a) => matrix::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Explore(a) => explore::run(a),
         Command::Fixture(a) => fixture::run(a),
         Command::Replay(a) => replay::run(a),

@@ -5,10 +5,11 @@
 
 use anyhow::Result;
 use mcp_once_model::catalogue::builtin_profiles;
-use mcp_once_model::search::{shortest_to_effects, Counterexample, Stats, WorstCase};
+use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    check_property, explore, CheckResult, ClientPolicy, Config, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+    explore_with, Budget, CheckResult, ClientPolicy, Config, End, McpModel, Options, Profile, PropertyKind, ServerImpl,
+    Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,10 @@ pub struct Checked {
     pub worst: WorstCase,
     /// Counts for the pass.
     pub stats: Stats,
+    /// How the pass ended (exhaustive, answered, or stopped at the budget).
+    pub end: End,
+    /// The traces whose length the independent search could not confirm within the budget.
+    pub unverified: Vec<TraceKind>,
     /// Trace files written.
     pub files: TraceFiles,
     /// Whether the search was shared with an earlier cell with the same rules (not re-run).
@@ -46,6 +51,14 @@ impl Checked {
     /// Whether any checked property is violated.
     pub fn any_violated(&self) -> bool {
         self.results.iter().any(|r| r.counterexample.is_some())
+    }
+
+    /// Why the search stopped before it was exhaustive, if it reached its budget.
+    pub fn stopped(&self) -> Option<(mcp_once_model::Stop, usize)> {
+        match self.end {
+            End::Stopped { why, depth_completed } => Some((why, depth_completed)),
+            _ => None,
+        }
     }
 }
 
@@ -105,12 +118,15 @@ pub fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
         .collect()
 }
 
-/// The exit code for checked cells: 1 when a property is violated, 2 when the one cell asked
-/// for does not apply, 0 otherwise.
+/// The exit code for checked cells: 2 when the one cell asked for does not apply or its search
+/// stopped at the budget; otherwise 1 when a property is violated, 0 if not.
 pub fn exit_code(cells: &[Cell]) -> ExitCode {
     let any_violated = cells.iter().any(|c| matches!(&c.outcome, Ok(k) if k.any_violated()));
     let any_inapplicable = cells.iter().any(|c| c.outcome.is_err());
-    if any_violated {
+    let one_stopped = cells.len() == 1 && matches!(&cells[0].outcome, Ok(k) if k.stopped().is_some());
+    if one_stopped {
+        ExitCode::from(2)
+    } else if any_violated {
         ExitCode::from(1)
     } else if any_inapplicable && cells.len() == 1 {
         ExitCode::from(2)
@@ -144,6 +160,7 @@ pub fn run_with_progress(
     what: &str,
     configs: Vec<(Config, Profile)>,
     props: &[PropertyKind],
+    options: Options,
     out: Option<&Path>,
 ) -> Result<Vec<Cell>> {
     let bar = progress(configs.len(), what);
@@ -152,7 +169,7 @@ pub fn run_with_progress(
             b.inc(1);
         }
     };
-    let cells = run_cells(configs, props, out, threads(), &tick);
+    let cells = run_cells(configs, props, options, out, threads(), &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -178,7 +195,7 @@ fn memo_key(m: &McpModel) -> String {
     m.behaviour_key()
 }
 
-type Found = (Vec<CheckResult>, WorstCase, Stats);
+type Found = (Vec<CheckResult>, WorstCase, Stats, End);
 
 /// A guess at how long a cell's search takes, for ordering (larger first): more calls and
 /// attempts, framework re-runs, HTTP's unordered messages and id tables make the most states.
@@ -210,11 +227,13 @@ fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
     firsts
 }
 
-/// Check every cell, `threads` at a time, writing traces under `out` if given. `on_done` is
-/// called once per finished cell (for progress).
+/// Check every cell, `threads` at a time, each search under `options` (the budget applies to
+/// each search; memory is the whole process's), writing traces under `out` if given.
+/// `on_done` is called once per finished cell (for progress).
 pub fn run_cells(
     configs: Vec<(Config, Profile)>,
     properties: &[PropertyKind],
+    options: Options,
     out: Option<&Path>,
     threads: usize,
     on_done: &(dyn Fn() + Sync),
@@ -238,23 +257,29 @@ pub fn run_cells(
                         Ok(model) => {
                             let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
                             let mut shared = true;
-                            let (results, worst, stats) = once
+                            let (results, worst, stats, end) = once
                                 .get_or_init(|| {
                                     shared = false;
-                                    let e = explore(&model, properties);
-                                    (e.results, e.worst, e.stats)
+                                    let e = explore_with(&model, properties, options);
+                                    (e.results, e.worst, e.stats, e.end)
                                 })
                                 .clone();
                             let verify_started = std::time::Instant::now();
-                            if let Err(e) = verify_minimal(&model, &results, &worst) {
-                                *error.lock().unwrap() = Some(e);
-                            }
+                            let unverified = match verify_minimal(&model, &results, &worst, &options.budget) {
+                                Ok(unverified) => unverified,
+                                Err(e) => {
+                                    *error.lock().unwrap() = Some(e);
+                                    Vec::new()
+                                }
+                            };
                             let verify_seconds = verify_started.elapsed().as_secs_f64();
                             let mut checked = Checked {
                                 model,
                                 results,
                                 worst,
                                 stats,
+                                end,
+                                unverified,
                                 files: TraceFiles::default(),
                                 shared,
                                 verify_seconds,
@@ -279,22 +304,54 @@ pub fn run_cells(
     Ok(slots.into_iter().map(|s| s.into_inner().unwrap().expect("every cell ran")).collect())
 }
 
-/// Check every counterexample's length against stateright's breadth-first search run on that
-/// property alone (an independent search); a difference is a bug in mcp-once.
-fn verify_minimal(model: &McpModel, results: &[CheckResult], worst: &WorstCase) -> Result<()> {
+/// Bytes per state stateright's breadth-first search is given in the budget: its table of
+/// fingerprints and parents, and its frontier of full states with their paths (about 135 bytes
+/// a unique state measured, and a state generated is at most one unique state).
+const STATERIGHT_BYTES_PER_STATE: u64 = 200;
+
+/// How many states (repeats included) the independent stateright searches may generate within
+/// `budget`: `None` when there is no budget.
+fn stateright_cap(budget: &Budget) -> Option<usize> {
+    let by_memory = budget.max_memory.map(|m| (m / STATERIGHT_BYTES_PER_STATE) as usize);
+    // stateright counts repeats; a breadth-first pass generates about 6 to 8 states per unique one.
+    let by_states = budget.max_states.map(|n| n.saturating_mul(8));
+    by_memory.into_iter().chain(by_states).min()
+}
+
+/// Check every counterexample's length, and an exhaustive worst case's, against stateright's
+/// breadth-first search run on that property alone (an independent search); a difference is a
+/// bug in mcp-once. Returns the traces stateright could not confirm within the budget (its
+/// search stopped there first).
+fn verify_minimal(
+    model: &McpModel,
+    results: &[CheckResult],
+    worst: &WorstCase,
+    budget: &Budget,
+) -> Result<Vec<TraceKind>> {
+    let cap = stateright_cap(budget).unwrap_or(usize::MAX);
+    let mut unverified = Vec::new();
     if let Some(t) = &worst.trace {
-        let len = shortest_to_effects(model, worst.effects).map(|c| c.len());
-        if len != Some(t.len()) {
-            anyhow::bail!(
-                "internal error: worst case under {}: {} steps, stateright finds {len:?}",
-                model.config,
-                t.len()
-            );
+        if worst.search != WorstSearch::Exhaustive {
+            unverified.push(TraceKind::WorstCase);
+        } else {
+            match shortest_to_effects_within(model, worst.effects, cap) {
+                None => unverified.push(TraceKind::WorstCase),
+                Some(found) if found.as_ref().map(|c| c.len()) == Some(t.len()) => {}
+                Some(found) => anyhow::bail!(
+                    "internal error: worst case under {}: {} steps, stateright finds {:?}",
+                    model.config,
+                    t.len(),
+                    found.map(|c| c.len())
+                ),
+            }
         }
     }
     for r in results {
         let Some(cex) = &r.counterexample else { continue };
-        let independent = check_property(model, r.property);
+        let Some(independent) = check_property_within(model, r.property, cap) else {
+            unverified.push(TraceKind::Counterexample(r.property));
+            continue;
+        };
         let len = independent.counterexample.as_ref().map(|c| c.len());
         if len != Some(cex.len()) {
             anyhow::bail!(
@@ -306,7 +363,7 @@ fn verify_minimal(model: &McpModel, results: &[CheckResult], worst: &WorstCase) 
             );
         }
     }
-    Ok(())
+    Ok(unverified)
 }
 
 /// Write the cell's counterexamples and worst case as ITF files in `dir`, and remember where.
@@ -320,7 +377,8 @@ fn write_traces(c: &mut Checked, dir: &Path) -> Result<()> {
     let mut files = TraceFiles::default();
     for (kind, cex) in traces {
         let path = dir.join(trace_name(&c.model.config, kind));
-        let text = serde_json::to_string_pretty(&to_itf(&c.model, kind, cex, true))? + "\n";
+        let verified = !c.unverified.contains(&kind);
+        let text = serde_json::to_string_pretty(&to_itf(&c.model, kind, cex, verified))? + "\n";
         std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: cannot write trace: {e}", path.display()))?;
         files.insert(kind, path);
     }

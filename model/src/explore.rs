@@ -12,9 +12,10 @@
 //! (full states as keys) are the independent searches the tests compare this one against.
 
 use crate::action::Action;
+use crate::budget::{Budget, Stop};
 use crate::model::McpModel;
 use crate::property::PropertyKind;
-use crate::search::{CheckResult, Counterexample, Stats, Verdict, WorstCase};
+use crate::search::{CheckResult, Counterexample, Stats, Verdict, WorstCase, WorstSearch};
 use crate::state::State;
 use stateright::Model;
 use std::collections::VecDeque;
@@ -25,10 +26,56 @@ use std::time::Instant;
 pub struct Exploration {
     /// One result per property asked for, in the order asked.
     pub results: Vec<CheckResult>,
-    /// The worst case.
+    /// The worst case (see its `search` for how far it was looked for).
     pub worst: WorstCase,
     /// Counts for the whole pass.
     pub stats: Stats,
+    /// How the pass ended.
+    pub end: End,
+}
+
+/// What one pass is asked to do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Go on after every property asked for is violated, to find the worst case (otherwise the
+    /// pass stops at the last of their shortest counterexamples).
+    pub worst: bool,
+    /// Where to stop at the latest.
+    pub budget: Budget,
+}
+
+/// How a pass ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every reachable state was explored: every verdict and the worst case are exact.
+    Exhaustive,
+    /// Every property asked for was violated and the worst case was not asked for: the pass
+    /// stopped at the last of their shortest counterexamples.
+    Answered,
+    /// The budget was reached: the properties violated so far are decided, the others unknown.
+    Stopped {
+        /// Which limit.
+        why: Stop,
+        /// Every state within this many steps of the initial state was checked.
+        depth_completed: usize,
+    },
+}
+
+/// States expanded between two readings of the process's memory.
+const MEMORY_POLL: usize = 4096;
+
+/// New states assumed possible between two readings (at most a few dozen successors each), to
+/// tell whether a table is about to double before the next reading.
+const POLL_MARGIN: usize = MEMORY_POLL * 32;
+
+/// The bytes a vector of `len` items in `capacity` slots of `item` bytes allocates when it
+/// doubles, if it may do so within [`POLL_MARGIN`] more items.
+fn growth(len: usize, capacity: usize, item: usize) -> u64 {
+    if len + POLL_MARGIN > capacity {
+        (capacity.max(POLL_MARGIN) * 2 * item) as u64
+    } else {
+        0
+    }
 }
 
 const ROOT: u32 = u32::MAX;
@@ -78,6 +125,16 @@ impl Seen {
         }
     }
 
+    /// The bytes the table allocates when it next doubles, if that may happen within `margin`
+    /// more fingerprints.
+    fn growth(&self, margin: usize) -> u64 {
+        if (self.len + margin) * 8 > self.slots.len() * 5 {
+            (self.slots.len() * 2 * std::mem::size_of::<u64>()) as u64
+        } else {
+            0
+        }
+    }
+
     /// Read the first slot of each fingerprint (to bring it into the cache).
     fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
         fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
@@ -94,8 +151,16 @@ impl Seen {
     }
 }
 
-/// Explore every reachable state of `model` once, checking `properties` and the worst case.
+/// Explore every reachable state of `model` once, checking `properties` and the worst case,
+/// with no budget.
 pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
+    explore_with(model, properties, Options { worst: true, budget: Budget::unlimited() })
+}
+
+/// Explore `model` breadth-first, checking `properties` (and the worst case if asked), until
+/// every reachable state is seen, or (without `worst`) every property asked for is violated, or
+/// the budget is reached.
+pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Options) -> Exploration {
     let started = Instant::now();
     let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
     let mut seen = Seen::new();
@@ -113,12 +178,31 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
     }
     let mut actions = Vec::new();
     let mut successors = Vec::new();
+    let mut end = End::Exhaustive;
+    let mut expanded = 0usize;
     while let Some((s, node, depth)) = queue.pop_front() {
+        let budget = &options.budget;
+        let mut stop = budget.states_reached(nodes.len());
+        if stop.is_none() && expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
+            let about_to_allocate = seen.growth(POLL_MARGIN)
+                + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node>())
+                + growth(queue.len(), queue.capacity(), std::mem::size_of::<(State, u32, u32)>());
+            stop = budget.memory_reached(about_to_allocate);
+        }
+        if let Some(why) = stop {
+            end = End::Stopped { why, depth_completed: (depth as usize).saturating_sub(1) };
+            break;
+        }
+        expanded += 1;
         depth_max = depth_max.max(depth as usize);
         for (i, p) in properties.iter().enumerate() {
             if first_bad[i].is_none() && !p.holds(model, &s) {
                 first_bad[i] = Some(node);
             }
+        }
+        if !options.worst && !properties.is_empty() && first_bad.iter().all(Option::is_some) {
+            end = End::Answered;
+            break;
         }
         let effects = s.worst_effects();
         if effects > worst {
@@ -150,13 +234,25 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
         .zip(&first_bad)
         .map(|(p, bad)| CheckResult {
             property: *p,
-            verdict: if bad.is_some() { Verdict::Violated } else { Verdict::Holds },
+            verdict: match (bad, end) {
+                (Some(_), _) => Verdict::Violated,
+                (None, End::Exhaustive) => Verdict::Holds,
+                (None, _) => Verdict::Unknown,
+            },
             counterexample: bad.map(path_to),
             stats,
         })
         .collect();
-    let worst = WorstCase { effects: worst, trace: worst_node.map(path_to), stats };
-    Exploration { results, worst, stats }
+    let search = match end {
+        End::Exhaustive => WorstSearch::Exhaustive,
+        End::Stopped { .. } if options.worst => WorstSearch::Partial,
+        _ => WorstSearch::NotSearched,
+    };
+    // A worst case that was not looked for has no trace: the effects seen on the way are only
+    // what the properties' search happened to pass.
+    let trace = if search == WorstSearch::NotSearched { None } else { worst_node.map(path_to) };
+    let worst = WorstCase { effects: worst, trace, stats, search };
+    Exploration { results, worst, stats, end }
 }
 
 /// Rebuild the path to `node` by replaying its actions from the initial state.

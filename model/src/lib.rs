@@ -8,13 +8,15 @@
 //! side effects one logical call can reach within the bounds.
 //!
 //! Layout: [`config`] (the parameters users choose), [`state`] (the compact state),
-//! [`action`] (the versioned action vocabulary a replayer implements), [`model`] (the
+//! [`action`] (the versioned action vocabulary a replayer implements), [`budget`] (limits on a
+//! search: states and memory), [`model`] (the
 //! transition rules), [`rules`] (which profile knob allows each step), [`property`] (every
 //! property in one place), [`explore`] and [`search`] (the searches), [`trace`] (trace files and
 //! their validation), [`catalogue`] (the scenarios and the default matrix), [`text`] (one-line
 //! error text); `named` holds the macro for named enums and `debug` the readable state.
 
 pub mod action;
+pub mod budget;
 pub mod catalogue;
 pub mod config;
 mod debug;
@@ -30,13 +32,15 @@ pub mod text;
 pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
+pub use budget::{Budget, Stop};
 pub use config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
-pub use explore::{explore, shortest_lengths, Exploration, Lengths};
+pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options};
 pub use model::McpModel;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
 pub use search::{
     check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WithCheck, WorstCase,
+    WorstSearch,
 };
 pub use state::State;
 pub use text::one_line;

@@ -10,7 +10,7 @@ use crate::action::Action;
 use crate::model::McpModel;
 use crate::property::{Check, PropertyKind};
 use crate::state::State;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use stateright::{Checker, HasDiscoveries, Model, Property};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -41,14 +41,30 @@ impl Counterexample {
     }
 }
 
-/// Holds or violated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Holds, violated, or not decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// No reachable state violates the property (the search was exhaustive).
     Holds,
     /// A reachable state violates it; see the counterexample.
     Violated,
+    /// The search stopped at its budget before deciding it (see [`crate::budget::Stop`]): no
+    /// violation within the depth it completed.
+    Unknown,
+}
+
+/// How far the worst-case search went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorstSearch {
+    /// Every reachable state was seen: the worst case is exact.
+    Exhaustive,
+    /// The search stopped once the properties asked for were decided, before looking for the
+    /// worst case (`--worst` asks for it).
+    NotSearched,
+    /// The search stopped at its budget: the worst case is at least `effects`.
+    Partial,
 }
 
 /// Counts from one checker run.
@@ -86,6 +102,8 @@ pub struct WorstCase {
     pub trace: Option<Counterexample>,
     /// Counts, summed over the runs it took.
     pub stats: Stats,
+    /// Whether the search was exhaustive (`effects` is exact) or not.
+    pub search: WorstSearch,
 }
 
 /// The model with one thing to look for: what a stateright run checks. Its one property is
@@ -129,11 +147,18 @@ impl Model for WithCheck {
     }
 }
 
-fn run(model: &McpModel, check: Check) -> (Option<Counterexample>, Stats) {
+/// One stateright run (breadth-first, one thread) looking for `check`, stopped at its first
+/// discovery, or once it has generated `cap` states (then `None` when nothing was found: the
+/// run decided nothing).
+fn run(model: &McpModel, check: Check, cap: Option<usize>) -> Option<(Option<Counterexample>, Stats)> {
     let started = Instant::now();
     let name = check.name();
     let with_check = WithCheck { model: model.clone(), check };
-    let checker = with_check.checker().threads(1).finish_when(HasDiscoveries::AnyFailures).spawn_bfs().join();
+    let mut builder = with_check.checker().threads(1).finish_when(HasDiscoveries::AnyFailures);
+    if let Some(cap) = cap {
+        builder = builder.target_state_count(cap);
+    }
+    let checker = builder.spawn_bfs().join();
     let stats = Stats {
         states: checker.unique_state_count(),
         generated: checker.state_count(),
@@ -147,20 +172,38 @@ fn run(model: &McpModel, check: Check) -> (Option<Counterexample>, Stats) {
         let actions = pairs.iter().filter_map(|(_, a)| *a).collect();
         Counterexample { states, actions, index_path }
     });
-    (cex, stats)
+    if cex.is_none() && cap.is_some_and(|cap| stats.generated >= cap) {
+        return None;
+    }
+    Some((cex, stats))
+}
+
+fn result(property: PropertyKind, (counterexample, stats): (Option<Counterexample>, Stats)) -> CheckResult {
+    let verdict = if counterexample.is_some() { Verdict::Violated } else { Verdict::Holds };
+    CheckResult { property, verdict, counterexample, stats }
 }
 
 /// Check one property exhaustively within the model's bounds.
 pub fn check_property(model: &McpModel, property: PropertyKind) -> CheckResult {
-    let (counterexample, stats) = run(model, Check::Property(property));
-    let verdict = if counterexample.is_some() { Verdict::Violated } else { Verdict::Holds };
-    CheckResult { property, verdict, counterexample, stats }
+    result(property, run(model, Check::Property(property), None).expect("no cap"))
+}
+
+/// [`check_property`] stopped once stateright has generated `cap` states (repeats included):
+/// `None` when it stopped there without a counterexample.
+pub fn check_property_within(model: &McpModel, property: PropertyKind, cap: usize) -> Option<CheckResult> {
+    Some(result(property, run(model, Check::Property(property), Some(cap))?))
 }
 
 /// A shortest path (stateright, breadth-first) to a state where one logical call has at
 /// least `effects` side effects, if any.
 pub fn shortest_to_effects(model: &McpModel, effects: u8) -> Option<Counterexample> {
-    run(model, Check::EffectsBelow(effects)).0
+    run(model, Check::EffectsBelow(effects), None).expect("no cap").0
+}
+
+/// [`shortest_to_effects`] stopped once stateright has generated `cap` states: `None` when it
+/// stopped there without finding such a state (nothing decided).
+pub fn shortest_to_effects_within(model: &McpModel, effects: u8, cap: usize) -> Option<Option<Counterexample>> {
+    run(model, Check::EffectsBelow(effects), Some(cap)).map(|(cex, _)| cex)
 }
 
 /// A shortest counterexample to `property` whose violating step comes after a server crash, if
@@ -216,9 +259,9 @@ pub fn shortest_after_crash(model: &McpModel, property: PropertyKind) -> Option<
 
 /// Find the worst case: the largest per-call effect count reachable, with a shortest path.
 pub fn worst_case(model: &McpModel) -> WorstCase {
-    let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default() };
+    let mut best = WorstCase { effects: 0, trace: None, stats: Stats::default(), search: WorstSearch::Exhaustive };
     for k in 1..=u8::MAX {
-        let (cex, stats) = run(model, Check::EffectsBelow(k));
+        let (cex, stats) = run(model, Check::EffectsBelow(k), None).expect("no cap");
         best.stats.states = best.stats.states.max(stats.states);
         best.stats.generated += stats.generated;
         best.stats.depth = best.stats.depth.max(stats.depth);

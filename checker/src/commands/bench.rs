@@ -10,13 +10,15 @@
 //! reset before each cell through `/proc/self/clear_refs`; where that reset is refused the
 //! figure is the peak so far and is marked as such.
 
+use crate::args::default_memory;
 use crate::report::bench::{bench_text, BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
 use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_model::catalogue::matrix;
 use mcp_once_model::{
-    explore, Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+    explore, Bounds, Budget, ClientPolicy, Config, KeyLifetime, McpModel, Options, Profile, PropertyKind, ServerImpl,
+    Transport,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -236,7 +238,8 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
         .collect();
     let threads = threads();
     let started = Instant::now();
-    let cells = run_cells(configs, PropertyKind::ALL, None, threads, &|| {})?;
+    let options = Options { worst: true, budget: Budget { max_states: None, max_memory: default_memory() } };
+    let cells = run_cells(configs, PropertyKind::ALL, options, None, threads, &|| {})?;
     let seconds = started.elapsed().as_secs_f64();
     let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
     let own = |k: &&&Checked| !k.shared;

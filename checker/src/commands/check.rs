@@ -1,7 +1,7 @@
 //! `mcp-once check`: one configuration, the default matrix as a summary, or a trace file
 //! validated against the model.
 
-use crate::args::{properties, ConfigArgs, Format};
+use crate::args::{properties, BudgetArgs, ConfigArgs, Format};
 use crate::report::json::{CellRecord, MatrixRecord};
 use crate::report::table::matrix_summary;
 use crate::report::text::{check_text, colour};
@@ -9,6 +9,7 @@ use crate::run::{builtins, default_matrix, exit_code, profile_for, run_cells, ru
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
+use mcp_once_model::Options;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,6 +21,12 @@ pub struct CheckArgs {
     /// One property (at-most-once, no-silent-effect, success-implies-effect, exactly-once) or all.
     #[arg(long, default_value = "all")]
     property: String,
+    /// With one --property: search on for the worst case (the most effects one call can reach)
+    /// after the property's shortest counterexample; `all` and the default matrix always do.
+    #[arg(long)]
+    worst: bool,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// Output format: text or json.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -37,10 +44,12 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         return check_trace(path);
     }
     let props = properties(&a.property)?;
+    let budget = a.budget.budget();
     if !a.config.any() {
         let profiles = builtins();
         let started = std::time::Instant::now();
-        let cells = run_with_progress("checking", default_matrix(&profiles), &props, a.out.as_deref())?;
+        let options = Options { worst: true, budget };
+        let cells = run_with_progress("checking", default_matrix(&profiles), &props, options, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
         match a.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
@@ -49,10 +58,17 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         return Ok(exit_code(&cells));
     }
     let (config, profile) = a.config.resolve()?;
-    let cells = run_cells(vec![(config, profile)], &props, a.out.as_deref(), 1, &|| {})?;
+    // One property answers at its shortest counterexample; `all` is the full report.
+    let options = Options { worst: a.worst || props.len() > 1, budget };
+    let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), 1, &|| {})?;
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&CellRecord::of(&cells[0]))?),
         _ => print!("{}", check_text(&cells[0], colour())),
+    }
+    if let Ok(Some((why, depth))) = cells[0].outcome.as_ref().map(|c| c.stopped()) {
+        eprintln!(
+            "mcp-once: the search stopped before it was exhaustive: {why}; every state within {depth} steps was checked (what was decided is reported above)"
+        );
     }
     Ok(exit_code(&cells))
 }

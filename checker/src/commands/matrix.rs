@@ -1,12 +1,13 @@
 //! `mcp-once matrix`: every built-in cell of the chosen profiles, as a table or JSON.
 
-use crate::args::Format;
+use crate::args::{BudgetArgs, Format};
 use crate::report::json::MatrixRecord;
 use crate::report::table::matrix_table;
 use crate::run::{builtins, default_matrix, exit_code, profile_for, run_with_progress};
+use crate::shard::Shard;
 use anyhow::Result;
 use clap::Args;
-use mcp_once_model::{Profile, PropertyKind};
+use mcp_once_model::{Options, Profile, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,6 +23,12 @@ pub struct MatrixArgs {
     /// Write every counterexample trace to this folder.
     #[arg(long)]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    budget: BudgetArgs,
+    /// Check only shard K of N: the cells whose index (from 0, in the matrix's order) modulo N
+    /// is K-1; join the shards' JSON with `mcp-once merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
 }
 
 /// Run `mcp-once matrix`.
@@ -32,9 +39,19 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     } else {
         a.profile.iter().map(|p| profile_for(p, &mut loaded)).collect::<Result<_>>()?
     };
-    let cells = run_with_progress("checking", default_matrix(&profiles), PropertyKind::ALL, a.out.as_deref())?;
+    // Every property and the worst case: the table's last column is the exact worst case.
+    let options = Options { worst: true, budget: a.budget.budget() };
+    let all = default_matrix(&profiles);
+    let whole = all.len();
+    let configs = match a.shard {
+        Some(shard) => shard.select(all),
+        None => all,
+    };
+    let cells = run_with_progress("checking", configs, PropertyKind::ALL, options, a.out.as_deref())?;
+    let mut record = MatrixRecord::of(&cells);
+    record.shard = a.shard.map(|s| s.record(whole, profiles.iter().map(|p| p.name.clone()).collect()));
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&record)?),
         Format::Markdown => print!("{}", matrix_table(&cells, true)),
         Format::Text => print!("{}", matrix_table(&cells, false)),
     }

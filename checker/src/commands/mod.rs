@@ -8,6 +8,7 @@ pub mod explain;
 pub mod explore;
 pub mod fixture;
 pub mod matrix;
+pub mod merge;
 pub mod probe;
 pub mod profiles;
 pub mod replay;

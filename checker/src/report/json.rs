@@ -2,9 +2,11 @@
 //!
 //! Shapes (stable; see README "JSON output"): `check` prints one object with `config`,
 //! `results` (one entry per property: `property`, `verdict`, `states`, `seconds`, and for a
-//! violation `trace` with `steps`, `effects`, `file`), `worst_effects` and `worst_trace`;
-//! `matrix` prints `{"cells": [...]}` of such objects, a cell that does not apply having
-//! `applicable: false` and a `reason`; `diff` prints `{"a", "b", "changed": [{"before", "after"}]}`.
+//! violation `trace` with `steps`, `effects`, `file`), `search` (and `stopped` at a budget),
+//! `worst_effects`, `worst_search` and `worst_trace`; `matrix` prints `{"cells": [...]}` of
+//! such objects (and `shard` for one shard; `merge` reads these records back), a cell that
+//! does not apply having `applicable: false` and a `reason`; `diff` prints
+//! `{"a", "b", "changed": [{"before", "after"}]}`.
 //!
 //! Every object's fields are declared in alphabetical order: the output has always listed keys
 //! that way (it was built as `serde_json::Value`, whose maps are sorted), and scripts compare it
@@ -14,12 +16,15 @@ use crate::compare::Diff;
 use crate::run::Cell;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{ClientPolicy, Config, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict};
-use serde::Serialize;
+use mcp_once_model::{
+    ClientPolicy, Config, End, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict, WorstSearch,
+};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// A configuration, every parameter at the top level.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ConfigRecord<'a> {
     /// Logical calls.
     pub calls: u8,
@@ -30,7 +35,8 @@ pub struct ConfigRecord<'a> {
     /// Idempotency key lifetime.
     pub key: KeyLifetime,
     /// Profile name or path.
-    pub profile: &'a str,
+    #[serde(borrow)]
+    pub profile: Cow<'a, str>,
     /// Retries per call.
     pub retries: u8,
     /// Server implementation.
@@ -47,7 +53,7 @@ impl<'a> ConfigRecord<'a> {
             client: c.client,
             crashes: c.bounds.crashes,
             key: c.key,
-            profile: &c.profile,
+            profile: Cow::Borrowed(&c.profile),
             retries: c.bounds.retries,
             server: c.server,
             transport: c.transport,
@@ -56,27 +62,30 @@ impl<'a> ConfigRecord<'a> {
 }
 
 /// The profile a cell was checked under.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ProfileRecord<'a> {
     /// Its name.
-    pub name: &'a str,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
     /// Where it was loaded from (`builtin:NAME` or a path).
-    pub origin: &'a str,
+    #[serde(borrow)]
+    pub origin: Cow<'a, str>,
 }
 
 /// A shortest counterexample: its length, its end, and the file it was written to.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct TraceRecord<'a> {
     /// Side effects for one logical call at its end.
     pub effects: u8,
     /// The trace file, if traces were written (`null` otherwise).
-    pub file: Option<&'a Path>,
+    #[serde(borrow)]
+    pub file: Option<Cow<'a, Path>>,
     /// Steps.
     pub steps: usize,
 }
 
 /// One property's result in a cell.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct ResultRecord<'a> {
     /// The property.
     pub property: PropertyKind,
@@ -85,14 +94,14 @@ pub struct ResultRecord<'a> {
     /// Unique states explored.
     pub states: usize,
     /// The counterexample, when violated (absent when the property holds).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", borrow)]
     pub trace: Option<TraceRecord<'a>>,
     /// Holds or violated.
     pub verdict: Verdict,
 }
 
 /// The counts of a cell's search.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct StatsRecord {
     /// Largest depth reached.
     pub depth: usize,
@@ -111,8 +120,29 @@ impl StatsRecord {
     }
 }
 
+/// How a cell's search ended.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchEnd {
+    /// Every reachable state was explored.
+    Exhaustive,
+    /// It stopped at the last shortest counterexample asked for (the worst case not asked).
+    Answered,
+    /// It stopped at its budget (see `stopped`).
+    Stopped,
+}
+
+/// Why a search stopped at its budget.
+#[derive(Serialize, Deserialize)]
+pub struct StopRecord {
+    /// Every state within this many steps was checked.
+    pub depth_completed: usize,
+    /// The one-line reason (which budget, its figures).
+    pub reason: String,
+}
+
 /// One cell as `check --format json` prints it.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum CellRecord<'a> {
     /// A cell that was checked.
@@ -120,26 +150,40 @@ pub enum CellRecord<'a> {
         /// Always `true`.
         applicable: bool,
         /// The configuration.
+        #[serde(borrow)]
         config: ConfigRecord<'a>,
         /// Its profile.
+        #[serde(borrow)]
         profile: ProfileRecord<'a>,
         /// One result per property asked for.
+        #[serde(borrow)]
         results: Vec<ResultRecord<'a>>,
+        /// How the search ended.
+        search: SearchEnd,
         /// The search's counts.
         stats: StatsRecord,
-        /// The worst case: side effects for one logical call.
+        /// Why it stopped, when it reached its budget (absent otherwise).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stopped: Option<StopRecord>,
+        /// The worst case: side effects for one logical call (a lower bound unless
+        /// `worst_search` is `exhaustive`).
         worst_effects: u8,
+        /// How far the worst case was searched: exhaustive, not-searched or partial.
+        worst_search: WorstSearch,
         /// The worst case's trace file, if written.
-        worst_trace: Option<&'a Path>,
+        #[serde(borrow)]
+        worst_trace: Option<Cow<'a, Path>>,
     },
     /// A cell whose configuration does not apply under its profile.
     NotApplicable {
         /// Always `false`.
         applicable: bool,
         /// The configuration.
+        #[serde(borrow)]
         config: ConfigRecord<'a>,
         /// Why it does not apply.
-        reason: &'a str,
+        #[serde(borrow)]
+        reason: Cow<'a, str>,
     },
 }
 
@@ -148,7 +192,9 @@ impl<'a> CellRecord<'a> {
     pub fn of(cell: &'a Cell) -> Self {
         let config = ConfigRecord::of(&cell.config);
         let checked = match &cell.outcome {
-            Err(reason) => return CellRecord::NotApplicable { applicable: false, config, reason },
+            Err(reason) => {
+                return CellRecord::NotApplicable { applicable: false, config, reason: Cow::Borrowed(reason) }
+            }
             Ok(c) => c,
         };
         let results = checked
@@ -160,36 +206,64 @@ impl<'a> CellRecord<'a> {
                 states: r.stats.states,
                 trace: r.counterexample.as_ref().map(|cex| TraceRecord {
                     effects: cex.effects(),
-                    file: checked.files.get(TraceKind::Counterexample(r.property)),
+                    file: checked.files.get(TraceKind::Counterexample(r.property)).map(Cow::Borrowed),
                     steps: cex.len(),
                 }),
                 verdict: r.verdict,
             })
             .collect();
         let p = &checked.model.profile;
+        let (search, stopped) = match checked.end {
+            End::Exhaustive => (SearchEnd::Exhaustive, None),
+            End::Answered => (SearchEnd::Answered, None),
+            End::Stopped { why, depth_completed } => {
+                (SearchEnd::Stopped, Some(StopRecord { depth_completed, reason: why.to_string() }))
+            }
+        };
         CellRecord::Checked {
             applicable: true,
             config,
-            profile: ProfileRecord { name: &p.name, origin: &p.origin },
+            profile: ProfileRecord { name: Cow::Borrowed(&p.name), origin: Cow::Borrowed(&p.origin) },
             results,
+            search,
             stats: StatsRecord::of(checked.stats),
+            stopped,
             worst_effects: checked.worst.effects,
-            worst_trace: checked.files.get(TraceKind::WorstCase),
+            worst_search: checked.worst.search,
+            worst_trace: checked.files.get(TraceKind::WorstCase).map(Cow::Borrowed),
         }
     }
 }
 
 /// The cells of a matrix, as `matrix --format json` prints them.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub struct MatrixRecord<'a> {
     /// One record per cell, in the matrix's order.
+    #[serde(borrow)]
     pub cells: Vec<CellRecord<'a>>,
+    /// Which shard of the matrix these cells are (absent for a whole matrix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+}
+
+/// A shard of a matrix: the cells whose index (from 0, in the matrix's order) modulo `count`
+/// is `index - 1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// Cells of the whole matrix.
+    pub cells: usize,
+    /// How many shards the matrix was split into (N of `--shard K/N`).
+    pub count: usize,
+    /// This shard's number, from 1 (K of `--shard K/N`).
+    pub index: usize,
+    /// The profiles of the whole matrix, in order.
+    pub profiles: Vec<String>,
 }
 
 impl<'a> MatrixRecord<'a> {
-    /// The record of `cells`.
+    /// The record of `cells`, a whole matrix.
     pub fn of(cells: &'a [Cell]) -> Self {
-        MatrixRecord { cells: cells.iter().map(CellRecord::of).collect() }
+        MatrixRecord { cells: cells.iter().map(CellRecord::of).collect(), shard: None }
     }
 }
 

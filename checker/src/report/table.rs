@@ -2,10 +2,11 @@
 //! matrix.
 
 use crate::compare::ShortVerdict;
+use crate::report::json::{CellRecord, MatrixRecord, SearchEnd};
 use crate::report::text::colour;
 use crate::run::Cell;
 use mcp_once_model::catalogue::matrix_bounds;
-use mcp_once_model::{ClientPolicy, PropertyKind};
+use mcp_once_model::{ClientPolicy, PropertyKind, Verdict, WorstSearch};
 
 /// Summary counts over cells: (checked, not applicable, cells where every property holds).
 pub fn summary_counts(cells: &[Cell]) -> (usize, usize, usize) {
@@ -16,6 +17,25 @@ pub fn summary_counts(cells: &[Cell]) -> (usize, usize, usize) {
 
 /// The whole matrix, one row per cell: Markdown, or aligned text (coloured on a terminal).
 pub fn matrix_table(cells: &[Cell], markdown: bool) -> String {
+    records_table(&MatrixRecord::of(cells).cells, markdown)
+}
+
+/// One property's verdict in a cell record, as the table shows it (`ShortVerdict`'s forms).
+fn verdict_text(cell: &CellRecord, p: PropertyKind) -> String {
+    let CellRecord::Checked { results, .. } = cell else { return "n/a".into() };
+    match results.iter().find(|r| r.property == p) {
+        None => "-".into(),
+        Some(r) => match (&r.verdict, &r.trace) {
+            (Verdict::Holds, _) => "holds".into(),
+            (Verdict::Unknown, _) => "unknown".into(),
+            (Verdict::Violated, Some(t)) => format!("✗ {}/{}", t.steps, t.effects),
+            (Verdict::Violated, None) => "✗".into(),
+        },
+    }
+}
+
+/// The matrix table of cell records (one run's, or shards merged): the same text either way.
+pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
     let header = [
         "profile",
         "transport",
@@ -31,20 +51,26 @@ pub fn matrix_table(cells: &[Cell], markdown: bool) -> String {
     let rows: Vec<Vec<String>> = cells
         .iter()
         .map(|c| {
-            let cfg = &c.config;
+            let cfg = match c {
+                CellRecord::Checked { config, .. } | CellRecord::NotApplicable { config, .. } => config,
+            };
             let mut row = vec![
-                cfg.profile.clone(),
+                cfg.profile.to_string(),
                 cfg.transport.to_string(),
                 cfg.client.to_string(),
                 cfg.key.to_string(),
                 cfg.server.to_string(),
             ];
             for p in PropertyKind::ALL {
-                row.push(ShortVerdict::of(c, *p).to_string());
+                row.push(verdict_text(c, *p));
             }
-            row.push(match &c.outcome {
-                Ok(k) => k.worst.effects.to_string(),
-                Err(_) => "n/a".into(),
+            row.push(match c {
+                CellRecord::Checked { worst_effects, worst_search, .. } => match worst_search {
+                    WorstSearch::Exhaustive => worst_effects.to_string(),
+                    WorstSearch::Partial => format!("≥{worst_effects}"),
+                    WorstSearch::NotSearched => "-".into(),
+                },
+                CellRecord::NotApplicable { .. } => "n/a".into(),
             });
             row
         })
@@ -55,6 +81,7 @@ pub fn matrix_table(cells: &[Cell], markdown: bool) -> String {
         for r in &rows {
             out.push_str(&format!("| {} |\n", r.join(" | ")));
         }
+        out.push_str(&stopped_note(cells, "\n`unknown`"));
         out.push_str("\n`✗ s/e`: violated, shortest counterexample of s steps reaching e side effects for one logical call; `n/a`: the configuration does not apply under the profile.\n");
         return out;
     }
@@ -82,8 +109,19 @@ pub fn matrix_table(cells: &[Cell], markdown: bool) -> String {
     for r in rows {
         out.push_str(&line(r));
     }
+    out.push_str(&stopped_note(cells, "\nunknown"));
     out.push_str("\n✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call; n/a: does not apply under the profile.\n");
     out
+}
+
+/// A line on the cells whose search stopped at its budget, if any (`word`: how `unknown` is
+/// written).
+fn stopped_note(cells: &[CellRecord], word: &str) -> String {
+    let stopped = cells.iter().filter(|c| matches!(c, CellRecord::Checked { search: SearchEnd::Stopped, .. })).count();
+    if stopped == 0 {
+        return String::new();
+    }
+    format!("{word}: the search of {stopped} cell(s) stopped at its budget before deciding it (≥e in the worst column: at least e effects found by then; raise --max-memory or --max-states).")
 }
 
 /// What `check` prints of the default matrix: the cells where the first property asked for

@@ -4,6 +4,7 @@ use crate::run::{Cell, Checked};
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
+use mcp_once_model::{End, Verdict, WorstSearch};
 use std::fmt::Write;
 use std::io::IsTerminal;
 
@@ -53,6 +54,15 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
     for r in &c.results {
         let _ = writeln!(out);
         match &r.counterexample {
+            None if r.verdict == Verdict::Unknown => {
+                let depth = c.stopped().map_or(0, |(_, d)| d);
+                let _ = writeln!(
+                    out,
+                    "{:<24} {}  no violation within {depth} steps; the search stopped at its budget first",
+                    r.property.as_str(),
+                    paint(colour, "33", "unknown ")
+                );
+            }
             None => {
                 let _ = writeln!(
                     out,
@@ -80,23 +90,53 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
         }
     }
     let _ = writeln!(out);
-    match &c.worst.trace {
-        Some(t) => {
+    let worst = &c.worst;
+    match (worst.search, &worst.trace) {
+        (WorstSearch::NotSearched, _) => {
+            let _ = writeln!(out, "worst case: not searched (use --worst)");
+        }
+        (WorstSearch::Partial, Some(t)) => {
             let _ = writeln!(
                 out,
-                "worst case: {} side effect(s) for one logical call, reached in {} steps",
-                c.worst.effects,
+                "worst case: at least {} side effect(s) for one logical call (reached in {} steps; the search stopped at its budget)",
+                worst.effects,
                 t.len()
             );
         }
-        None => {
+        (WorstSearch::Partial, None) => {
+            let _ =
+                writeln!(out, "worst case: unknown (no side effect reached before the search stopped at its budget)");
+        }
+        (WorstSearch::Exhaustive, Some(t)) => {
+            let _ = writeln!(
+                out,
+                "worst case: {} side effect(s) for one logical call, reached in {} steps",
+                worst.effects,
+                t.len()
+            );
+        }
+        (WorstSearch::Exhaustive, None) => {
             let _ = writeln!(out, "worst case: no side effect is reachable");
         }
     }
+    for kind in &c.unverified {
+        let what = kind.property_name();
+        let _ = writeln!(
+            out,
+            "({what}: its length was not re-checked by stateright, whose search reached the budget first)"
+        );
+    }
     let s = c.stats;
+    let how = match c.end {
+        End::Exhaustive => "exhaustively".to_string(),
+        End::Answered => "and stopped at the shortest counterexample asked for".to_string(),
+        End::Stopped { why, depth_completed } => {
+            format!("and stopped: {why}; every state within {depth_completed} steps was checked")
+        }
+    };
     let _ = writeln!(
         out,
-        "explored {} unique states ({} generated, depth {}) exhaustively in {:.2} s",
+        "explored {} unique states ({} generated, depth {}) {how} in {:.2} s",
         s.states, s.generated, s.depth, s.seconds
     );
     out

@@ -1,0 +1,152 @@
+//! Limits on a search: a number of unique states and the process's resident memory, and why a
+//! search stopped when it reached one. A search that reaches its budget stops and reports what
+//! it has decided, rather than growing until the kernel kills the process.
+//!
+//! Memory is the resident set size of the whole process (`VmRSS` in `/proc/self/status`), read
+//! every few thousand states, plus what the search is about to allocate (its tables double as
+//! they fill). On systems without `/proc` only the state limit applies.
+
+use std::fmt;
+
+/// The limits on one search (`None`: no limit of that kind).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// Stop before exploring more unique states than this.
+    pub max_states: Option<usize>,
+    /// Stop before the process's resident memory exceeds this many bytes.
+    pub max_memory: Option<u64>,
+}
+
+/// Why a search stopped before it was exhaustive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "budget", rename_all = "kebab-case")]
+pub enum Stop {
+    /// The state limit was reached.
+    States {
+        /// The limit (`--max-states`).
+        limit: usize,
+    },
+    /// The memory limit would have been passed.
+    Memory {
+        /// The limit in bytes (`--max-memory`).
+        limit: u64,
+        /// Resident bytes when the search stopped, with what it was about to allocate.
+        projected: u64,
+    },
+}
+
+impl fmt::Display for Stop {
+    /// One line: which budget, and its figures.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::States { limit } => write!(f, "the state budget of {limit} unique states was reached (--max-states)"),
+            Stop::Memory { limit, projected } => write!(
+                f,
+                "the memory budget of {} would be passed ({} resident and about to be allocated; --max-memory)",
+                human_bytes(*limit),
+                human_bytes(*projected)
+            ),
+        }
+    }
+}
+
+impl Budget {
+    /// No limit at all.
+    pub fn unlimited() -> Budget {
+        Budget::default()
+    }
+
+    /// Whether `states` unique states reach the state limit.
+    pub fn states_reached(&self, states: usize) -> Option<Stop> {
+        match self.max_states {
+            Some(limit) if states >= limit => Some(Stop::States { limit }),
+            _ => None,
+        }
+    }
+
+    /// Whether the process's resident memory plus `about_to_allocate` bytes passes the memory
+    /// limit (reads `/proc/self/status`; `None` when there is no limit or it cannot be read).
+    pub fn memory_reached(&self, about_to_allocate: u64) -> Option<Stop> {
+        let limit = self.max_memory?;
+        let projected = resident_bytes()? + about_to_allocate;
+        (projected > limit).then_some(Stop::Memory { limit, projected })
+    }
+}
+
+/// The process's resident set size in bytes (`VmRSS`), if `/proc` has it.
+pub fn resident_bytes() -> Option<u64> {
+    kib_field(&std::fs::read_to_string("/proc/self/status").ok()?, "VmRSS:")
+}
+
+/// The memory the kernel estimates is available for new work, in bytes (`MemAvailable` in
+/// `/proc/meminfo`), if it can be read.
+pub fn available_bytes() -> Option<u64> {
+    kib_field(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemAvailable:")
+}
+
+/// The value of a `NAME:   1234 kB` line, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A byte count as people write it: `512 MiB`, `3.5 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let b = bytes as f64;
+    if b >= GIB {
+        format!("{:.1} GiB", b / GIB)
+    } else {
+        format!("{:.0} MiB", b / MIB)
+    }
+}
+
+/// Parse a size as `--max-memory` takes it: a number of bytes with an optional suffix `K`,
+/// `M`, `G` or `T` (powers of 1024; `KB`, `KiB` and lower case are accepted too).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().trim_end_matches("ib").trim_end_matches('b') {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("`{text}` is not a size (expected e.g. 512M, 4G or a number of bytes)")),
+    };
+    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a size (expected e.g. 512M or 4G)"))?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !(1.0..=u64::MAX as f64).contains(&bytes) {
+        return Err(format!("`{text}` is not a usable size (at least 1 byte)"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("2048"), Ok(2048));
+        assert_eq!(parse_size("64kb"), Ok(64 << 10));
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("0").is_err());
+    }
+
+    #[test]
+    fn memory_fields_are_read_in_bytes() {
+        assert_eq!(kib_field("VmHWM:\t  10 kB\nVmRSS:\t  2048 kB\n", "VmRSS:"), Some(2 << 20));
+        assert!(resident_bytes().is_some_and(|b| b > 0), "this process has a resident size");
+        let tiny = Budget { max_states: None, max_memory: Some(1) };
+        assert!(matches!(tiny.memory_reached(0), Some(Stop::Memory { limit: 1, .. })));
+        assert_eq!(Budget::unlimited().memory_reached(u64::MAX / 2), None);
+    }
+}
