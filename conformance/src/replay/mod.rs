@@ -5,7 +5,8 @@
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits), [`driver`] (one
 //! method per model action; its crash steps in [`crash_point`], with [`tracer`] holding a
-//! response's write), [`step`] (how a step ends), [`message`] (the calls the runner writes),
+//! response's write), [`outcome`] and [`judge`] (the trace's property judged on what the client
+//! was told and what took effect), [`step`] (how a step ends), [`message`] (the calls the runner writes),
 //! [`probe`] (the checks for one server, after its [`preflight`]; the SEP-3182 [`key_checks`]),
 //! [`checks`] (their records), [`baseline`] (expected failures), [`process`] (server processes
 //! and their groups), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting
@@ -18,9 +19,11 @@ pub mod crash_point;
 pub mod driver;
 pub mod evidence;
 pub mod frame;
+pub mod judge;
 pub mod key_checks;
 pub mod message;
 pub mod observer;
+pub mod outcome;
 pub mod pacing;
 pub mod preflight;
 pub mod probe;
