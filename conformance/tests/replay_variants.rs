@@ -88,6 +88,27 @@ fn honours_cancel_at_most_once_is_confirmed() {
     }
 }
 
+/// The contrast: the stdio trace of a server that ignores cancellation (its cancellation is
+/// on the pipe before the held commit) does not double-execute on a fixture that honours it, on
+/// any SDK (on plain rmcp and TypeScript fixtures it does: `replay_sdks.rs`).
+#[test]
+fn honours_cancel_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation() {
+    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample(
+        Transport::Stdio,
+        ClientPolicy::RetryOnTimeout,
+        ServerImpl::Plain,
+        bounds,
+        PropertyKind::AtMostOnce,
+    );
+    for sdk in Sdk::ALL {
+        let name = format!("cancel-drops-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::HonoursCancel, &name);
+        assert_eq!(result.verdict, Verdict::NotReproduced, "{name}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
+    }
+}
+
 /// A no-silent-effect counterexample of `dedup-by-id`: the client gives up on a call that then
 /// takes effect.
 #[test]
