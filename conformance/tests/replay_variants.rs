@@ -26,7 +26,19 @@ fn counterexample(
     bounds: Bounds,
     property: PropertyKind,
 ) -> (TraceFile, Profile) {
-    let profile = Profile::load("mcp-2025-11-25").unwrap();
+    counterexample_under("mcp-2025-11-25", transport, client, server, bounds, property)
+}
+
+/// The same under `profile`.
+fn counterexample_under(
+    profile: &str,
+    transport: Transport,
+    client: ClientPolicy,
+    server: ServerImpl,
+    bounds: Bounds,
+    property: PropertyKind,
+) -> (TraceFile, Profile) {
+    let profile = Profile::load(profile).unwrap();
     let config = Config { profile: profile.name.clone(), transport, client, key: KeyLifetime::None, server, bounds };
     let model = McpModel::new(config, profile.clone()).unwrap();
     let path = check_property(&model, property).counterexample.expect("the model has a counterexample");
@@ -65,6 +77,28 @@ fn id_reuse_is_confirmed_on_every_durable_id_table() {
             assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
             assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
         }
+    }
+}
+
+/// Under 2026-07-28 an answered id may be reused with no crash at all: an in-memory id table
+/// answers the second call (id 1 again) with the first call's result. On the SDKs that speak
+/// 2026-07-28 (rmcp, Python; the TypeScript SDK 1.32.2 does not).
+#[test]
+fn id_reuse_without_a_crash_is_confirmed_under_2026_07_28() {
+    let bounds = Bounds { calls: 2, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample_under(
+        "mcp-2026-07-28",
+        Transport::Stdio,
+        ClientPolicy::RetryOnDisconnect,
+        ServerImpl::DedupById,
+        bounds,
+        PropertyKind::SuccessImpliesEffect,
+    );
+    for sdk in [Sdk::Rust, Sdk::Python] {
+        let name = format!("id-reuse-2026-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupById, &name);
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+        assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
     }
 }
 
