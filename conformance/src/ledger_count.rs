@@ -79,6 +79,19 @@ pub fn count(bytes: &[u8], filter: Option<Filter<'_>>) -> LedgerCount {
     out
 }
 
+/// The effects themselves: the complete lines of `bytes` that are a JSON object and pass
+/// `filter`, in order (what [`count`] counts).
+pub fn effect_lines(bytes: &[u8], filter: Option<Filter<'_>>) -> Vec<Value> {
+    bytes
+        .split_inclusive(|b| *b == b'\n')
+        .filter(|line| line.ends_with(b"\n"))
+        .filter_map(|line| match serde_json::from_slice::<Value>(line) {
+            Ok(v @ Value::Object(_)) if filter.is_none_or(|f| f.matches(&v)) => Some(v),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +102,15 @@ mod tests {
 
     fn lines(parts: &[&str]) -> Vec<u8> {
         parts.iter().flat_map(|p| format!("{p}\n").into_bytes()).collect()
+    }
+
+    #[test]
+    fn effect_lines_are_the_counted_lines() {
+        let mut bytes = lines(&[A, "not json", B]);
+        bytes.extend_from_slice(A.as_bytes());
+        let got = effect_lines(&bytes, None);
+        assert_eq!(got.len(), count(&bytes, None).effects);
+        assert_eq!(got[1]["request_id"], json!("2"));
     }
 
     #[test]

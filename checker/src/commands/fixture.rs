@@ -15,7 +15,8 @@ pub struct FixtureArgs {
     /// stdio or http (Streamable HTTP on 127.0.0.1).
     #[arg(long, default_value = "stdio")]
     transport: fixture::Transport,
-    /// plain, key-volatile, key-durable, key-after-effect or key-expiring (SEP-3182 key stores).
+    /// The model's server behaviour: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, or a
+    /// SEP-3182 key store: key-volatile, key-durable, key-after-effect, key-expiring.
     #[arg(long, default_value = "plain")]
     variant: fixture::Variant,
     /// The ledger file: one fsynced JSON line per side effect.

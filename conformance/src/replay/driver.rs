@@ -4,6 +4,7 @@
 //! observer's count, a process exit), never assumed.
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
+use crate::replay::judge;
 use crate::replay::message::Logical;
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
@@ -26,16 +27,18 @@ pub struct Driver<'t> {
     pub(crate) trace: &'t TraceFile,
     /// The trace's states as the model has them (empty if the trace is not a path of the model).
     path: Vec<State>,
-    profile: Profile,
+    /// Index of the first state of `path` where the trace's property fails.
+    first_violation: Option<usize>,
+    pub(crate) profile: Profile,
     holds: BTreeMap<AttemptId, Hold>,
     pub(crate) sent: BTreeMap<AttemptId, Sent>,
     nonce: String,
-    baseline: f64,
+    pub(crate) baseline: f64,
     has_baseline: bool,
     pub(crate) pre_crash: Option<i64>,
     steps: Vec<StepRecord>,
     notes: Vec<String>,
-    trace_name: String,
+    pub(crate) trace_name: String,
     deferred: Vec<(AttemptId, Deferred)>,
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
@@ -64,8 +67,12 @@ impl<'t> Driver<'t> {
             std::process::id(),
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
         );
-        let path = trace.validate(trace_name, &profile).map(|v| v.path.states).unwrap_or_default();
+        let valid = trace.validate(trace_name, &profile).ok();
+        let first_violation =
+            valid.as_ref().and_then(|v| judge::first_violation(&v.model, &trace.property, &v.path.states));
+        let path = valid.map(|v| v.path.states).unwrap_or_default();
         Driver {
+            first_violation,
             session,
             holds: pacing::holds(&trace.actions),
             trace,
@@ -82,6 +89,11 @@ impl<'t> Driver<'t> {
             deferred: Vec::new(),
             crash_points: Vec::new(),
         }
+    }
+
+    /// The tag of logical call `call` (what `{{call}}` in the arguments becomes).
+    pub(crate) fn call_tag(&self, call: u8) -> String {
+        format!("{}-c{call}", self.nonce)
     }
 
     pub(crate) fn note(&mut self, text: String) {
@@ -106,19 +118,18 @@ impl<'t> Driver<'t> {
                     ),
                     Some(n),
                 ),
-                Ok(n) => {
-                    let mut reason = format!(
-                        "the server ran the call's side effect {n} times, as the model's trace says ({})",
-                        self.trace.property
-                    );
-                    if n > expected as i64 {
-                        reason = format!(
-                            "the server ran the side effect {n} times, more than the trace's {expected} ({})",
+                Ok(n) => match self.judge_property(n).await {
+                    Some(judged) => (judged.verdict, judged.reason, Some(n)),
+                    None => {
+                        let how =
+                            if n > expected as i64 { "more than the trace's" } else { "as the model's trace has" };
+                        let reason = format!(
+                            "the server ran the side effect {n} times, {how} {expected} ({})",
                             self.trace.property
                         );
+                        (ReplayVerdict::Confirmed, reason, Some(n))
                     }
-                    (ReplayVerdict::Confirmed, reason, Some(n))
-                }
+                },
             },
         };
         let can_settle = self.session.opts.observer.outside_server();
@@ -333,7 +344,7 @@ impl<'t> Driver<'t> {
             .unwrap_or(0);
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
         self.arm_crash_point((call, attempt)).await;
-        let tag = format!("{}-c{call}", self.nonce);
+        let tag = self.call_tag(call);
         let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         self.session
             .send(&msg)
@@ -541,12 +552,11 @@ impl<'t> Driver<'t> {
         let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
         let (sent, baseline) = (&self.sent, self.baseline);
-        // The violating step: the first commit that takes a call past one effect (a worst-case
-        // trace goes on after it); that commit and any after it may be refused by a server
-        // that dedups, the ones before it must happen.
-        let first_double = self.path.iter().position(|st| st.ledger.iter().any(|n| *n >= 2));
+        // The violating step: the first commit at or past the state where the trace's property
+        // fails (for the worst case: where a call first has two effects); that commit and any
+        // after it may be refused by a server that does better, the ones before it must happen.
         let here = self.trace.actions.iter().position(|x| *x == Action::ServerCommit { call: a.0, attempt: a.1 });
-        let violating = match (here, first_double) {
+        let violating = match (here, self.first_violation) {
             (Some(i), Some(v)) => i + 1 >= v,
             _ => true,
         };

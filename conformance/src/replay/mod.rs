@@ -5,13 +5,14 @@
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`]), [`driver`] (one method per model action; its crash steps in [`crash_point`],
-//! with [`tracer`] holding a response's write), [`step`] (how a step ends), [`message`] (the calls
-//! the runner writes), [`probe`] (the checks for one server, after its [`preflight`]; the SEP-3182
-//! [`key_checks`]), [`checks`] (their records), [`baseline`] (expected failures), [`process`]
-//! (server processes and their groups; [`strays`], what they leave outside the group), [`wire`] and
-//! [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects), [`pacing`] (which server
-//! steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK fixtures and the
-//! scenarios as ready-made replays).
+//! with [`tracer`] holding a response's write), [`outcome`] and [`judge`] (the trace's property
+//! judged on what the client was told and what took effect), [`step`] (how a step ends),
+//! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
+//! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
+//! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
+//! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects),
+//! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
+//! fixtures and the scenarios as ready-made replays).
 
 pub mod baseline;
 pub mod checks;
@@ -20,9 +21,11 @@ pub mod driver;
 pub mod evidence;
 pub mod frame;
 pub mod handshake;
+pub mod judge;
 pub mod key_checks;
 pub mod message;
 pub mod observer;
+pub mod outcome;
 pub mod pacing;
 pub mod preflight;
 pub mod probe;

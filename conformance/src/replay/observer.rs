@@ -174,6 +174,18 @@ pub async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)
     Ok(counted.effects as f64)
 }
 
+/// The effect lines of a ledger (complete JSON object lines passing `filter`), in file order;
+/// a missing file has none.
+pub async fn read_ledger_lines(path: &std::path::Path, filter: Option<&(String, Value)>) -> Result<Vec<Value>, String> {
+    let bytes = match tokio::fs::read(path).await {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("ledger {}: {e}", path.display())),
+    };
+    let filter = filter.map(|(field, value)| crate::ledger_count::Filter { field, value });
+    Ok(crate::ledger_count::effect_lines(&bytes, filter))
+}
+
 /// Run an observer command with a bound and parse the number it prints.
 pub async fn read_command(argv: &[String], bound: Duration) -> Result<f64, String> {
     let mut cmd = tokio::process::Command::new(&argv[0]);

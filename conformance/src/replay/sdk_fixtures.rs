@@ -2,6 +2,8 @@
 //! replays: which command starts each fixture, which model trace each scenario is for each SDK,
 //! and the options the runner uses. Shared by the replay tests and `mcp-once bench`.
 
+use crate::fixture::Variant;
+use crate::replay::message::CALL_PLACEHOLDER;
 use crate::replay::observer::Observer;
 use crate::replay::process::LaunchSpec;
 use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
@@ -36,8 +38,21 @@ impl Sdk {
         }
     }
 
-    /// How the model describes this SDK's server: the Python SDK interrupts a cancelled
-    /// handler; the TypeScript SDK and rmcp run it to its commit.
+    /// The `--variant` that makes this SDK's fixture the model's server `server`, or why the SDK
+    /// cannot be it. rmcp's fixture has every behaviour; the TypeScript one has no SEP-3182 key
+    /// store; the Python SDK itself interrupts a cancelled handler, so its fixture is never
+    /// `plain` (a server that ignores cancellation) and has no key store either.
+    pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
+        match (self, server) {
+            (Sdk::Rust, s) => Ok(Variant::for_server(s).as_str()),
+            (Sdk::Python, ServerImpl::Plain) => Err("the Python SDK interrupts a cancelled handler: its fixture honours cancellation (honours-cancel), it cannot ignore it (plain)".into()),
+            (_, s) if s.uses_keys() => Err(format!("the {} fixture has no SEP-3182 key store ({s})", self.as_str())),
+            (_, s) => Ok(Variant::for_server(s).as_str()),
+        }
+    }
+
+    /// How the model describes this SDK's server as it is (no `--variant`): the Python SDK
+    /// interrupts a cancelled handler; the TypeScript SDK and rmcp run it to its commit.
     pub fn server_impl(self) -> ServerImpl {
         match self {
             Sdk::Python => ServerImpl::HonoursCancel,
@@ -88,8 +103,22 @@ impl FixturePaths {
         Ok(argv)
     }
 
+    /// Runner options for `sdk`'s fixture variant that implements the model's server `server`
+    /// (see [`Sdk::variant_for`]), as [`FixturePaths::options`] has them.
+    pub fn options_for(
+        &self,
+        sdk: Sdk,
+        server: ServerImpl,
+        transport: Transport,
+        dir: &Path,
+    ) -> Result<ReplayOptions, String> {
+        let variant = sdk.variant_for(server)?;
+        self.options(sdk, transport, dir, &["--variant", variant])
+    }
+
     /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`
-    /// and writing evidence to `dir/evidence`. HTTP gets a free loopback port.
+    /// and writing evidence to `dir/evidence`. HTTP gets a free loopback port. The arguments
+    /// carry the logical call's tag (`order`), so each ledger line names its call.
     pub fn options(&self, sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> Result<ReplayOptions, String> {
         let ledger = dir.join("ledger.jsonl");
         let mut more: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
@@ -112,7 +141,7 @@ impl FixturePaths {
         Ok(ReplayOptions {
             target,
             tool: "charge".into(),
-            args: json!({"amount": 42}).as_object().cloned().expect("an object"),
+            args: json!({"amount": 42, "order": CALL_PLACEHOLDER}).as_object().cloned().expect("an object"),
             key_at: KeyAt::Params,
             observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
                 .map_err(|e| e.to_string())?,

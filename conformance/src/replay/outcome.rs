@@ -1,0 +1,84 @@
+//! The end of a replay (an `impl` of [`Driver`] apart from its steps): each logical call's
+//! outcome gathered from the run (what the client was told, from the responses read and the
+//! client steps driven; its effects, from the ledger lines of this run) and the trace's own
+//! property judged on them ([`judge`]).
+
+use crate::replay::driver::Driver;
+use crate::replay::judge::{self, CallOutcome, Judgement, Told};
+use crate::replay::observer::{read_ledger_lines, Source};
+use crate::replay::step::{answer, is_refusal, summarize};
+use crate::replay::types::ReplayVerdict;
+use mcp_once_model::state::{Failure, Phase};
+use mcp_once_model::PropertyKind;
+
+impl Driver<'_> {
+    /// The verdict on the trace's property once every step was realised and the observer counts
+    /// `n` effects in all. `None` for the worst case, and for at-most-once when the effects
+    /// cannot be told apart by call: the effect count decides those.
+    pub(crate) async fn judge_property(&mut self, n: i64) -> Option<Judgement> {
+        let property = judge::property_of(&self.trace.property)?;
+        let valid = self.trace.validate(&self.trace_name, &self.profile).ok()?;
+        let last = valid.path.states.last()?.clone();
+        let calls = usize::from(valid.model.config.bounds.calls);
+        let effects = self.effects_per_call(calls, n).await;
+        if let Err(why) = &effects {
+            if property == PropertyKind::AtMostOnce {
+                self.note(format!("effects counted in all, not per call: {why}"));
+                return None;
+            }
+        }
+        let mut outcomes = Vec::new();
+        for c in 0..calls {
+            let call = last.calls[c];
+            let response = last.latest(c).and_then(|a| answer(&self.sent, &self.session, (c as u8, a as u8)));
+            let from_response = || match &response {
+                Some(r) if is_refusal(r) => (Told::Failure, format!("answered {}", summarize(r))),
+                Some(r) => (Told::Success, format!("answered {}", summarize(r))),
+                None => (Told::Nothing, "no response was read".to_string()),
+            };
+            let (told, detail) = match (call.phase, call.failure) {
+                (Phase::Succeeded, _) | (Phase::Failed, Failure::ErrorReply) => from_response(),
+                (Phase::Failed, Failure::Timeout) => (Told::Failure, "the client timed out".into()),
+                (Phase::Failed, Failure::Disconnect) => {
+                    (Told::Failure, "the client saw its connection close or its stream break".into())
+                }
+                (Phase::Failed, Failure::StepError) => {
+                    (Told::Failure, "the framework step failed after the call returned".into())
+                }
+                (Phase::Failed, Failure::None) => (Told::Failure, "the call failed".into()),
+                (Phase::Idle, _) => (Told::Nothing, "the call was never made".into()),
+                (Phase::Waiting | Phase::CancelPending, _) => (Told::Nothing, "the client still waits".into()),
+            };
+            outcomes.push(CallOutcome {
+                call: c,
+                told,
+                for_good: valid.model.finally_failed(&last, c),
+                effects: effects.as_ref().ok().map(|e| e[c]),
+                detail,
+            });
+        }
+        let mut judged = judge::judge(property, &outcomes);
+        if let (Err(why), ReplayVerdict::Inconclusive) = (&effects, judged.verdict) {
+            judged.reason = format!("{} ({why})", judged.reason);
+        }
+        Some(judged)
+    }
+
+    /// Effects per logical call: with one call, all `n`; otherwise from the ledger lines of this
+    /// run (those after the baseline), by the call tag each carries.
+    async fn effects_per_call(&mut self, calls: usize, n: i64) -> Result<Vec<u64>, String> {
+        if calls == 1 {
+            return Ok(vec![u64::try_from(n).map_err(|_| format!("{n} effects"))?]);
+        }
+        let Source::Ledger { path, filter } = &self.session.opts.observer.source else {
+            return Err("the observer is not a ledger, so its effects carry no call".into());
+        };
+        if self.session.opts.observer.step != 1.0 {
+            return Err("the ledger observer counts other than one line per effect".into());
+        }
+        let lines = read_ledger_lines(path, filter.as_ref()).await?;
+        let skip = self.baseline.max(0.0) as usize;
+        let tags: Vec<String> = (0..calls).map(|c| self.call_tag(c as u8)).collect();
+        judge::attribute(lines.get(skip..).unwrap_or_default(), &tags)
+    }
+}

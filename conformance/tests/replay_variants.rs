@@ -1,0 +1,171 @@
+//! Counterexamples of the server behaviours that now have fixture variants, replayed on the
+//! variant that implements the cell's server (`FixturePaths::options_for`), on each SDK that
+//! has it, over stdio and Streamable HTTP, and judged against the trace's own property. Real
+//! processes, real SIGKILLs; after every replay every process group the runner started is gone.
+
+use mcp_once_conformance::replay::evidence::Evidence;
+use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
+use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict};
+use mcp_once_model::search::check_property;
+use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::{
+    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::{fixtures, jsonl, scratch};
+
+fn paths() -> FixturePaths {
+    FixturePaths { fixtures_dir: fixtures::dir(), rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()] }
+}
+
+/// The model's shortest counterexample to `property` for this cell (2025-11-25, no key).
+fn counterexample(
+    transport: Transport,
+    client: ClientPolicy,
+    server: ServerImpl,
+    bounds: Bounds,
+    property: PropertyKind,
+) -> (TraceFile, Profile) {
+    counterexample_under("mcp-2025-11-25", transport, client, server, bounds, property)
+}
+
+/// The same under `profile`.
+fn counterexample_under(
+    profile: &str,
+    transport: Transport,
+    client: ClientPolicy,
+    server: ServerImpl,
+    bounds: Bounds,
+    property: PropertyKind,
+) -> (TraceFile, Profile) {
+    let profile = Profile::load(profile).unwrap();
+    let config = Config { profile: profile.name.clone(), transport, client, key: KeyLifetime::None, server, bounds };
+    let model = McpModel::new(config, profile.clone()).unwrap();
+    let path = check_property(&model, property).counterexample.expect("the model has a counterexample");
+    (TraceFile::from_counterexample(&model, TraceKind::Counterexample(property), &path, false), profile)
+}
+
+/// Replay `trace` on `sdk`'s fixture of `server` over the trace's transport.
+fn run(trace: &TraceFile, profile: Profile, sdk: Sdk, server: ServerImpl, name: &str) -> ReplayResult {
+    let dir = scratch!("replay-variants", name);
+    let transport = trace.config.transport;
+    let opts = paths().options_for(sdk, server, transport, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let result = rt.block_on(replay(trace, name, profile, opts, evidence));
+    assert_groups_gone(&jsonl::read(result.evidence.as_ref().expect("evidence written")), name);
+    result
+}
+
+/// The id-reuse finding on every SDK and transport: after SIGKILL and restart, a new call that
+/// reuses id 1 is told success with the old call's result, and has no effect of its own.
+#[test]
+fn id_reuse_is_confirmed_on_every_durable_id_table() {
+    let bounds = Bounds { calls: 2, retries: 1, crashes: 1 };
+    for transport in [Transport::Stdio, Transport::Http] {
+        let (trace, profile) = counterexample(
+            transport,
+            ClientPolicy::RetryOnDisconnect,
+            ServerImpl::DedupByIdDurable,
+            bounds,
+            PropertyKind::SuccessImpliesEffect,
+        );
+        for sdk in Sdk::ALL {
+            let name = format!("id-reuse-{}-{}", sdk.as_str(), transport.as_str());
+            let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupByIdDurable, &name);
+            assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+            assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
+            assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
+        }
+    }
+}
+
+/// Under 2026-07-28 an answered id may be reused with no crash at all: an in-memory id table
+/// answers the second call (id 1 again) with the first call's result. On the SDKs that speak
+/// 2026-07-28 (rmcp, Python; the TypeScript SDK 1.32.2 does not).
+#[test]
+fn id_reuse_without_a_crash_is_confirmed_under_2026_07_28() {
+    let bounds = Bounds { calls: 2, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample_under(
+        "mcp-2026-07-28",
+        Transport::Stdio,
+        ClientPolicy::RetryOnDisconnect,
+        ServerImpl::DedupById,
+        bounds,
+        PropertyKind::SuccessImpliesEffect,
+    );
+    for sdk in [Sdk::Rust, Sdk::Python] {
+        let name = format!("id-reuse-2026-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupById, &name);
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+        assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
+    }
+}
+
+/// A server that honours cancellation still runs a call twice when the cancellation comes
+/// after the commit: the shortest at-most-once counterexample of `honours-cancel`, on every SDK.
+#[test]
+fn honours_cancel_at_most_once_is_confirmed() {
+    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample(
+        Transport::Stdio,
+        ClientPolicy::RetryOnTimeout,
+        ServerImpl::HonoursCancel,
+        bounds,
+        PropertyKind::AtMostOnce,
+    );
+    for sdk in Sdk::ALL {
+        let name = format!("cancel-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::HonoursCancel, &name);
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_text());
+    }
+}
+
+/// The contrast: the stdio trace of a server that ignores cancellation (its cancellation is
+/// on the pipe before the held commit) does not double-execute on a fixture that honours it, on
+/// any SDK (on plain rmcp and TypeScript fixtures it does: `replay_sdks.rs`).
+#[test]
+fn honours_cancel_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation() {
+    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample(
+        Transport::Stdio,
+        ClientPolicy::RetryOnTimeout,
+        ServerImpl::Plain,
+        bounds,
+        PropertyKind::AtMostOnce,
+    );
+    for sdk in Sdk::ALL {
+        let name = format!("cancel-drops-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::HonoursCancel, &name);
+        assert_eq!(result.verdict, Verdict::NotReproduced, "{name}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
+    }
+}
+
+/// A no-silent-effect counterexample of `dedup-by-id`: the client gives up on a call that then
+/// takes effect.
+#[test]
+fn dedup_by_id_no_silent_effect_is_confirmed() {
+    let bounds = Bounds { calls: 1, retries: 0, crashes: 0 };
+    let (trace, profile) = counterexample(
+        Transport::Stdio,
+        ClientPolicy::NoRetry,
+        ServerImpl::DedupById,
+        bounds,
+        PropertyKind::NoSilentEffect,
+    );
+    let result = run(&trace, profile, Sdk::Rust, ServerImpl::DedupById, "silent-rust");
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert!(result.reason.contains("reported failed for good"), "{}", result.reason);
+}
+
+/// Python has no `plain` (its SDK honours cancellation) and TypeScript no key store: asking for
+/// them is an error naming why, not a replay on the wrong server.
+#[test]
+fn a_behaviour_an_sdk_cannot_have_is_refused() {
+    assert!(Sdk::Python.variant_for(ServerImpl::Plain).unwrap_err().contains("cancel"));
+    assert!(Sdk::TypeScript.variant_for(ServerImpl::KeyDurable).is_err());
+    assert_eq!(Sdk::Rust.variant_for(ServerImpl::DedupByIdDurable), Ok("dedup-by-id-durable"));
+    assert_eq!(Sdk::Python.variant_for(ServerImpl::HonoursCancel), Ok("honours-cancel"));
+}
