@@ -5,7 +5,7 @@
 
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
-use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict};
+use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict, Revision};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::{
@@ -49,7 +49,9 @@ fn counterexample_under(
 fn run(trace: &TraceFile, profile: Profile, sdk: Sdk, server: ServerImpl, name: &str) -> ReplayResult {
     let dir = scratch!("replay-variants", name);
     let transport = trace.config.transport;
-    let opts = paths().options_for(sdk, server, transport, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut opts = paths().options_for(sdk, server, transport, &dir).unwrap_or_else(|e| panic!("{e}"));
+    // Speak the trace's own revision (the fixture options default to 2025-11-25).
+    opts.revision = None;
     let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let result = rt.block_on(replay(trace, name, profile, opts, evidence));
@@ -97,6 +99,7 @@ fn id_reuse_without_a_crash_is_confirmed_under_2026_07_28() {
     for sdk in [Sdk::Rust, Sdk::Python] {
         let name = format!("id-reuse-2026-{}", sdk.as_str());
         let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupById, &name);
+        assert_eq!(result.revision, Revision::R2026_07_28, "{name}: spoken on the wire");
         assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
         assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
     }
