@@ -73,6 +73,26 @@ fn selected(f: &ConfigArgs, c: &Config) -> bool {
         && f.crashes.is_none_or(|v| v == c.bounds.crashes)
 }
 
+/// The cell filters given, as flags (for an error that names them).
+fn filters(a: &ConfirmArgs) -> Vec<String> {
+    let f = &a.config;
+    let mut out: Vec<String> = [
+        f.profile.as_ref().map(|v| format!("--profile {v}")),
+        f.transport.map(|v| format!("--transport {v}")),
+        f.client.map(|v| format!("--client {v}")),
+        f.key.map(|v| format!("--key {v}")),
+        f.server.map(|v| format!("--server {v}")),
+        f.calls.map(|v| format!("--calls {v}")),
+        f.retries.map(|v| format!("--retries {v}")),
+        f.crashes.map(|v| format!("--crashes {v}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    out.extend(a.cells.iter().map(|c| format!("--cells {c}")));
+    out
+}
+
 /// The applicable cells of the default matrix the flags select; an error when there are none.
 fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     let mut loaded = builtins();
@@ -86,8 +106,7 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
         .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))
         .collect();
     if cells.is_empty() {
-        let given: Vec<String> = std::env::args().skip(2).collect();
-        bail!("no applicable cell of the default matrix matches the options given ({})", given.join(" "));
+        bail!("no applicable cell of the default matrix has {}", filters(a).join(" "));
     }
     Ok(cells)
 }
