@@ -8,7 +8,8 @@
 //! `result.json`) and, over HTTP, its own free loopback port. A replay that cannot run (an SDK
 //! that cannot be the cell's server, or does not speak its revision; a fixture not installed)
 //! is `inconclusive` with the reason, never left out and never a pass. SIGINT or SIGTERM kills
-//! every server process group the runner started; replays not yet started are `interrupted`.
+//! every server process group the runner started; replays under way or not yet started are
+//! `interrupted`.
 
 use crate::run::{cell_name, Cell};
 use mcp_once_conformance::replay::evidence::Evidence;
@@ -93,7 +94,8 @@ pub fn jobs(cells: &[Cell], sdks: &[Sdk]) -> Vec<Job> {
 
 /// Replay every job, `options.jobs` at a time; `on_done` is called after each. The results are
 /// in the jobs' order. SIGINT or SIGTERM stops the run: every server process group is killed,
-/// the replays under way end on their bounded waits, and the ones not started are `interrupted`.
+/// the replays under way end on their bounded waits, and they and the ones not started are
+/// `interrupted`.
 pub fn confirm(jobs: &[Job], options: &ConfirmOptions, on_done: &(dyn Fn() + Sync)) -> Vec<Confirmation> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -106,7 +108,16 @@ pub fn confirm(jobs: &[Job], options: &ConfirmOptions, on_done: &(dyn Fn() + Syn
                     while !stop.load(Ordering::SeqCst) {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(job) = jobs.get(i) else { break };
-                        *slots[i].lock().unwrap() = Some(replay_one(job, options));
+                        let mut result = replay_one(job, options);
+                        if stop.load(Ordering::SeqCst) {
+                            // Its server group may have been killed under it: not a verdict.
+                            result.reason = format!(
+                                "interrupted by a signal during this replay (every server group was killed; the runner said: {})",
+                                result.reason
+                            );
+                            result.verdict = ReplayVerdict::Interrupted;
+                        }
+                        *slots[i].lock().unwrap() = Some(result);
                         on_done();
                     }
                 })

@@ -153,3 +153,63 @@ fn bad_input_is_one_line_naming_it_and_exits_2() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// A child killed and reaped however the test ends.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Every `result.json` under `dir`.
+fn results_under(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "result.json") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn sigint_mid_run_kills_every_server_group_and_reports_the_rest_interrupted() {
+    use mcp_once_testkit::wait::{child_exit, wait_until};
+    use std::time::Duration;
+    let dir = temp("sigint");
+    let evidence = dir.join("evidence");
+    let mut child = Reap(
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcp-once"))
+            .args(["confirm", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--jobs", "1"])
+            .args(["--format", "json", "--evidence"])
+            .arg(&evidence)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Once a few replays have finished, the run is mid-way (78 replays in these cells).
+    wait_until("three replays done", Duration::from_secs(60), || (results_under(&evidence) >= 3).then_some(()));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = child_exit(&mut child.0, Duration::from_secs(30)).expect("the run stops within 30 s of SIGINT");
+    let mut stdout = Vec::new();
+    std::io::Read::read_to_end(child.0.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let v: Value = serde_json::from_slice(&stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&stdout)));
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(v["counterexamples"].as_u64(), Some(results.len() as u64));
+    assert_eq!(status.code(), Some(1), "not every counterexample confirmed: {v:#}");
+    let interrupted: Vec<&Value> = results.iter().filter(|r| r["verdict"] == "interrupted").collect();
+    assert!(!interrupted.is_empty(), "{v:#}");
+    assert!(interrupted.iter().all(|r| r["reason"].as_str().unwrap().contains("interrupted by a signal")), "{v:#}");
+    assert!(results.iter().any(|r| r["verdict"] == "confirmed"), "the replays done before it keep their verdicts");
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "confirm");
+}
