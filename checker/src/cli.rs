@@ -2,7 +2,7 @@
 //! errors folded into one line. Each subcommand's options live beside the function that runs it
 //! (`crate::commands`).
 
-use crate::commands::{bench, check, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
+use crate::commands::{bench, check, confirm, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
 use clap::{Parser, Subcommand};
 
 /// `mcp-once`'s command line.
@@ -63,6 +63,12 @@ pub enum Command {
         after_help = "Exit code: 1 a check failed, 2 a check could not be tested, 0 all passed.\nExamples:\n  mcp-once probe --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once probe --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --variant key-durable --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --key-at params --observe ledger:l.jsonl --format json"
     )]
     Probe(probe::ProbeArgs),
+    /// Replay every counterexample of the default matrix (or of the cells chosen) on the fixture
+    /// that implements its cell's server, and say which are confirmed.
+    #[command(
+        after_help = "Exit code: 0 every counterexample confirmed, 1 some not (not reproduced, diverged, inconclusive), 2 bad input.\nExamples:\n  mcp-once confirm\n  mcp-once confirm --profile mcp-2025-11-25 --transport stdio --server dedup-by-id-durable --format json\n  mcp-once confirm --sdk rust --sdk python --cells __http__ --jobs 4 --evidence confirm-evidence"
+    )]
+    Confirm(confirm::ConfirmArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.
     #[command(after_help = "Examples:\n  mcp-once profiles\n  mcp-once profiles sep-3182")]
     Profiles(profiles::ProfilesArgs),

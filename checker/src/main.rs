@@ -5,7 +5,7 @@
 //! verdict could be established (bad input, a configuration that does not apply).
 //!
 //! Layout: `cli` parses, `commands` has one file per subcommand (its options and the function
-//! that runs it), `run` runs the searches, `compare` reduces cells to comparable verdicts, `shard` splits the matrix and joins its
+//! that runs it), `run` runs the searches, `compare` reduces cells to comparable verdicts, `confirm` replays their counterexamples, `shard` splits the matrix and joins its
 //! shards, and
 //! `report` renders everything that is printed.
 
@@ -13,6 +13,7 @@ mod args;
 mod cli;
 mod commands;
 mod compare;
+mod confirm;
 mod report;
 mod run;
 mod shard;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Command::Fixture(a) => fixture::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Confirm(a) => commands::confirm::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Profiles(a) => profiles::run(a),

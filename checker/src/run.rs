@@ -140,16 +140,16 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// A progress bar on standard error when it is a terminal (none in pipes and CI logs).
-fn progress(cells: usize, what: &str) -> Option<indicatif::ProgressBar> {
+/// A progress bar on standard error when it is a terminal (none in pipes and CI logs), counting
+/// `len` things called `unit` ("cells", "replays").
+pub fn progress(len: usize, what: &str, unit: &str) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(cells as u64);
-    let style = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} cells, {elapsed}")
-        .expect("template")
-        .progress_chars("=> ");
+    let bar = indicatif::ProgressBar::new(len as u64);
+    let template = format!("{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}}");
+    let style = indicatif::ProgressStyle::with_template(&template).expect("template").progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(what.to_string());
     Some(bar)
@@ -163,7 +163,7 @@ pub fn run_with_progress(
     options: Options,
     out: Option<&Path>,
 ) -> Result<Vec<Cell>> {
-    let bar = progress(configs.len(), what);
+    let bar = progress(configs.len(), what, "cells");
     let tick = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -178,13 +178,18 @@ pub fn run_with_progress(
 
 /// A file name for the trace of `kind` under `config` (no directories).
 pub fn trace_name(config: &Config, kind: TraceKind) -> String {
-    let property = kind.property_name();
+    format!("{}__{}.itf.json", cell_name(config), kind.property_name())
+}
+
+/// A cell's name, usable as a file or folder name: its parameters joined by `__`
+/// (`mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c2r1k1`).
+pub fn cell_name(config: &Config) -> String {
     let profile = Path::new(&config.profile)
         .file_stem()
         .map_or_else(|| config.profile.clone(), |s| s.to_string_lossy().into_owned());
     let b = config.bounds;
     format!(
-        "{profile}__{}__{}__{}__{}__c{}r{}k{}__{property}.itf.json",
+        "{profile}__{}__{}__{}__{}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
     )
 }

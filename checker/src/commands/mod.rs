@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod confirm;
 pub mod diff;
 pub mod explain;
 pub mod explore;

@@ -2,6 +2,7 @@
 //! this module only declares them and re-exports what the commands call.
 
 pub mod bench;
+pub mod confirm;
 pub mod diff;
 pub mod json;
 pub mod markdown;

@@ -51,6 +51,17 @@ impl Sdk {
         }
     }
 
+    /// Whether this SDK's fixture speaks the wire revision `revision`, or why not: the
+    /// TypeScript SDK 1.32.2 has no `server/discover` (2026-07-28); rmcp and Python speak both.
+    pub fn speaks(self, revision: Revision) -> Result<(), String> {
+        match (self, revision) {
+            (Sdk::TypeScript, Revision::R2026_07_28) => {
+                Err("the TypeScript SDK 1.32.2 does not speak 2026-07-28 (no server/discover)".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// How the model describes this SDK's server as it is (no `--variant`): the Python SDK
     /// interrupts a cancelled handler; the TypeScript SDK and rmcp run it to its commit.
     pub fn server_impl(self) -> ServerImpl {

@@ -1,0 +1,165 @@
+//! `mcp-once confirm`: every counterexample of the default matrix (or of the cells chosen)
+//! replayed on the fixture that implements its cell's server, on the SDKs chosen.
+
+use crate::args::{BudgetArgs, ConfigArgs, OutFormat};
+use crate::confirm::{confirm, jobs, ConfirmOptions};
+use crate::report::confirm::{confirm_text, ConfirmRecord};
+use crate::run::{builtins, cell_name, default_matrix, profile_for, progress, run_with_progress, threads};
+use anyhow::{anyhow, bail, Result};
+use clap::{Args, ValueEnum};
+use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
+use mcp_once_conformance::replay::ReplayVerdict;
+use mcp_once_model::{Config, Options, Profile, PropertyKind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// An SDK whose fixture replays: rust (bundled), typescript, python (conformance/fixtures).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SdkArg {
+    Rust,
+    Typescript,
+    Python,
+}
+
+impl SdkArg {
+    fn sdk(self) -> Sdk {
+        match self {
+            SdkArg::Rust => Sdk::Rust,
+            SdkArg::Typescript => Sdk::TypeScript,
+            SdkArg::Python => Sdk::Python,
+        }
+    }
+}
+
+/// Options of `mcp-once confirm`.
+#[derive(Args)]
+pub struct ConfirmArgs {
+    /// The cells: the default matrix's cells with these parameters (each flag given narrows it;
+    /// none: every applicable cell).
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Only the cells whose name (PROFILE__TRANSPORT__CLIENT__KEY__SERVER__cCrRkK) contains one of
+    /// these (repeatable).
+    #[arg(long, value_name = "FILTER", num_args = 1..)]
+    cells: Vec<String>,
+    /// The SDKs whose fixtures replay (repeatable).
+    #[arg(long, value_enum, default_values_t = [SdkArg::Rust])]
+    sdk: Vec<SdkArg>,
+    /// Replays at a time (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write each replay's ledger and evidence under this folder (default: a new folder in the
+    /// system's temporary folder; its path is printed).
+    #[arg(long, value_name = "DIR")]
+    evidence: Option<PathBuf>,
+    /// Where the TypeScript and Python fixtures are (with conformance/fixtures/install.sh run).
+    #[arg(long, value_name = "DIR", default_value = "conformance/fixtures")]
+    fixtures: PathBuf,
+    #[command(flatten)]
+    budget: BudgetArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
+}
+
+/// Whether `c` has every parameter the flags give.
+fn selected(f: &ConfigArgs, c: &Config) -> bool {
+    f.transport.is_none_or(|t| t == c.transport)
+        && f.client.is_none_or(|v| v == c.client)
+        && f.key.is_none_or(|v| v == c.key)
+        && f.server.is_none_or(|v| v == c.server)
+        && f.calls.is_none_or(|v| v == c.bounds.calls)
+        && f.retries.is_none_or(|v| v == c.bounds.retries)
+        && f.crashes.is_none_or(|v| v == c.bounds.crashes)
+}
+
+/// The cell filters given, as flags (for an error that names them).
+fn filters(a: &ConfirmArgs) -> Vec<String> {
+    let f = &a.config;
+    let mut out: Vec<String> = [
+        f.profile.as_ref().map(|v| format!("--profile {v}")),
+        f.transport.map(|v| format!("--transport {v}")),
+        f.client.map(|v| format!("--client {v}")),
+        f.key.map(|v| format!("--key {v}")),
+        f.server.map(|v| format!("--server {v}")),
+        f.calls.map(|v| format!("--calls {v}")),
+        f.retries.map(|v| format!("--retries {v}")),
+        f.crashes.map(|v| format!("--crashes {v}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    out.extend(a.cells.iter().map(|c| format!("--cells {c}")));
+    out
+}
+
+/// The applicable cells of the default matrix the flags select; an error when there are none.
+fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
+    let mut loaded = builtins();
+    let profiles = match &a.config.profile {
+        Some(p) => vec![profile_for(p, &mut loaded).map_err(|e| anyhow!("--profile {p}: {e}"))?],
+        None => loaded.clone(),
+    };
+    let cells: Vec<_> = default_matrix(&profiles)
+        .into_iter()
+        .filter(|(c, p)| c.applicable(p).is_ok() && selected(&a.config, c))
+        .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))
+        .collect();
+    if cells.is_empty() {
+        bail!("no applicable cell of the default matrix has {}", filters(a).join(" "));
+    }
+    Ok(cells)
+}
+
+/// Run `mcp-once confirm`: exit 0 when every counterexample is confirmed, 1 otherwise.
+pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
+    if a.jobs == Some(0) {
+        bail!("--jobs 0: at least 1");
+    }
+    let configs = cells(&a)?;
+    let evidence = a.evidence.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        std::env::temp_dir().join(format!("mcp-once-confirm-{secs}-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&evidence).map_err(|e| anyhow!("--evidence {}: {e}", evidence.display()))?;
+    eprintln!("mcp-once: evidence in {}", evidence.display());
+    let exe = std::env::current_exe()?;
+    let options = ConfirmOptions {
+        paths: FixturePaths {
+            fixtures_dir: a.fixtures.clone(),
+            rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
+        },
+        evidence: evidence.clone(),
+        jobs: a.jobs.unwrap_or_else(threads),
+    };
+    // The search `check` runs: every property (shortest counterexamples) and the worst case.
+    let checked = run_with_progress(
+        "checking",
+        configs,
+        PropertyKind::ALL,
+        Options { worst: true, budget: a.budget.budget() },
+        None,
+    )?;
+    let mut sdks: Vec<Sdk> = Vec::new();
+    for s in &a.sdk {
+        if !sdks.contains(&s.sdk()) {
+            sdks.push(s.sdk());
+        }
+    }
+    let jobs = jobs(&checked, &sdks);
+    let bar = progress(jobs.len(), "replaying", "replays");
+    let results = confirm(&jobs, &options, &|| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let all_confirmed = results.iter().all(|r| r.verdict == ReplayVerdict::Confirmed);
+    match a.format {
+        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&ConfirmRecord::of(results))?),
+        OutFormat::Text => print!("{}", confirm_text(&results, &evidence)),
+    }
+    Ok(if all_confirmed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,215 @@
+//! `mcp-once confirm` as a user runs it: a few cells of the default matrix, their
+//! counterexamples found by the search `check` runs and replayed on the Rust fixture variant
+//! that implements each cell's server. What is checked is what a user reads: the JSON's shape
+//! and counts, the verdicts against `check`'s own list of violated properties, the id-reuse
+//! counterexample confirmed with its ledger, each replay's folder, the exit code. Real
+//! processes; every wait is the runner's own, bounded; every server group is gone afterwards.
+
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const VERDICTS: [&str; 5] = ["confirmed", "not-reproduced", "diverged", "inconclusive", "interrupted"];
+
+fn temp(name: &str) -> Scratch {
+    scratch!("confirm", name)
+}
+
+/// `mcp-once confirm ARGS --format json --evidence DIR`: the JSON and the exit code.
+fn confirm(args: &[&str], evidence: &Path) -> (Value, i32) {
+    let out = mcp_once!()
+        .arg("confirm")
+        .args(args)
+        .args(["--format", "json", "--jobs", "2", "--evidence"])
+        .arg(evidence)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&out.stdout), text(&out.stderr)));
+    (v, out.status.code().expect("an exit code"))
+}
+
+/// The shape every `confirm --format json` has, the counts adding up, each replay's folder
+/// holding its ledger and evidence (every server group gone), and the exit code following the
+/// verdicts. Returns the results.
+fn check_shape(v: &Value, code: i32) -> Vec<Value> {
+    let keys: BTreeSet<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, BTreeSet::from(["counterexamples", "confirmed", "results"]), "{v:#}");
+    let results = v["results"].as_array().unwrap().clone();
+    assert_eq!(v["counterexamples"].as_u64(), Some(results.len() as u64), "{v:#}");
+    let confirmed = results.iter().filter(|r| r["verdict"] == "confirmed").count();
+    assert_eq!(v["confirmed"].as_u64(), Some(confirmed as u64), "{v:#}");
+    assert_eq!(code, if confirmed == results.len() { 0 } else { 1 }, "exit code against {v:#}");
+    for r in &results {
+        let keys: BTreeSet<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, BTreeSet::from(["cell", "property", "sdk", "verdict", "reason", "evidence"]), "{r}");
+        assert!(VERDICTS.contains(&r["verdict"].as_str().unwrap()), "{r}");
+        assert!(!r["reason"].as_str().unwrap().is_empty(), "{r}");
+        if let Some(dir) = r["evidence"].as_str() {
+            let dir = Path::new(dir);
+            let result: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("evidence/result.json")).unwrap()).unwrap();
+            assert_eq!(result["verdict"], r["verdict"], "result.json agrees: {r}");
+            assert_groups_gone(&jsonl::evidence(&dir.join("evidence")), r["cell"].as_str().unwrap());
+        }
+    }
+    results
+}
+
+/// The properties `mcp-once check` finds violated in one cell of the default matrix.
+fn violated_by_check(args: &[&str]) -> BTreeSet<String> {
+    let out = mcp_once!().arg("check").args(args).args(["--format", "json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let results = v["results"].as_array().unwrap();
+    results.iter().filter(|r| r["verdict"] == "violated").map(|r| r["property"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn the_durable_id_table_cells_are_replayed_and_id_reuse_is_confirmed() {
+    let dir = temp("durable");
+    let filter = ["--profile", "mcp-2025-11-25", "--transport", "stdio", "--server", "dedup-by-id-durable"];
+    let (v, code) = confirm(&filter, &dir);
+    let results = check_shape(&v, code);
+    let cells: BTreeSet<&str> = results.iter().map(|r| r["cell"].as_str().unwrap()).collect();
+    assert_eq!(cells.len(), 5, "one cell per client policy: {cells:?}");
+    assert!(results.iter().all(|r| r["sdk"] == "rust"), "--sdk rust by default");
+
+    // Each cell: one replay per property `check` finds violated there, and the worst case.
+    let cell = "mcp-2025-11-25__stdio__retry-on-disconnect__none__dedup-by-id-durable__c2r1k1";
+    let mut expected = violated_by_check(&[
+        "--profile",
+        "mcp-2025-11-25",
+        "--transport",
+        "stdio",
+        "--client",
+        "retry-on-disconnect",
+        "--server",
+        "dedup-by-id-durable",
+        "--calls",
+        "2",
+        "--retries",
+        "1",
+        "--crashes",
+        "1",
+    ]);
+    assert!(expected.contains("success-implies-effect"), "{expected:?}");
+    expected.insert("worst-case".into());
+    let replayed: BTreeSet<String> =
+        results.iter().filter(|r| r["cell"] == cell).map(|r| r["property"].as_str().unwrap().to_string()).collect();
+    assert_eq!(replayed, expected, "{v:#}");
+
+    // The id-reuse finding: confirmed, and the ledger a user opens holds the first call's line
+    // only, although the second call was told success.
+    let reuse = results.iter().find(|r| r["cell"] == cell && r["property"] == "success-implies-effect").unwrap();
+    assert_eq!(reuse["verdict"], "confirmed", "{reuse}");
+    assert!(reuse["reason"].as_str().unwrap().contains("call 1 was told success"), "{reuse}");
+    let ledger = jsonl::read(&Path::new(reuse["evidence"].as_str().unwrap()).join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 1, "{ledger:?}");
+    assert!(ledger[0]["arguments"]["order"].as_str().unwrap().ends_with("-c0"), "{ledger:?}");
+}
+
+#[test]
+fn a_plain_cell_is_confirmed_and_an_sdk_that_cannot_be_its_server_is_inconclusive() {
+    let dir = temp("plain");
+    let filter = ["--profile", "mcp-2025-11-25", "--transport", "stdio", "--server", "plain"];
+    let (v, code) =
+        confirm(&[&filter[..], &["--client", "retry-on-timeout", "--sdk", "rust", "--sdk", "python"]].concat(), &dir);
+    let results = check_shape(&v, code);
+    let at_most_once = |sdk: &str| {
+        results.iter().find(|r| r["property"] == "at-most-once" && r["sdk"] == sdk).unwrap_or_else(|| panic!("{v:#}"))
+    };
+    let rust = at_most_once("rust");
+    assert_eq!(rust["verdict"], "confirmed", "{rust}");
+    assert_eq!(jsonl::read(&Path::new(rust["evidence"].as_str().unwrap()).join("ledger.jsonl")).len(), 2, "{rust}");
+    // The Python SDK interrupts a cancelled handler: it cannot be `plain`. Every one of its rows
+    // says so, none is left out, none counts as confirmed, and the run exits 1.
+    let python: Vec<&Value> = results.iter().filter(|r| r["sdk"] == "python").collect();
+    assert_eq!(python.len() * 2, results.len(), "{v:#}");
+    for r in python {
+        assert_eq!(r["verdict"], "inconclusive", "{r}");
+        assert!(r["reason"].as_str().unwrap().contains("cancel"), "{r}");
+        assert_eq!(r["evidence"], Value::Null, "{r}");
+    }
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn bad_input_is_one_line_naming_it_and_exits_2() {
+    let dir = temp("bad");
+    for (args, named) in [
+        (vec!["--server", "nope"], "nope"),
+        (vec!["--sdk", "go"], "go"),
+        (vec!["--jobs", "0"], "--jobs"),
+        (vec!["--profile", "mcp-2025-11-25", "--server", "key-durable"], "key-durable"),
+    ] {
+        let out = mcp_once!().arg("confirm").args(&args).arg("--evidence").arg(dir.path()).output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("mcp-once: evidence in")).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        assert!(lines[0].contains(named), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A child killed and reaped however the test ends.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Every `result.json` under `dir`.
+fn results_under(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "result.json") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn sigint_mid_run_kills_every_server_group_and_reports_the_rest_interrupted() {
+    use mcp_once_testkit::wait::{child_exit, wait_until};
+    use std::time::Duration;
+    let dir = temp("sigint");
+    let evidence = dir.join("evidence");
+    let mut child = Reap(
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcp-once"))
+            .args(["confirm", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--jobs", "1"])
+            .args(["--format", "json", "--evidence"])
+            .arg(&evidence)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Once a few replays have finished, the run is mid-way (78 replays in these cells).
+    wait_until("three replays done", Duration::from_secs(60), || (results_under(&evidence) >= 3).then_some(()));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.0.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = child_exit(&mut child.0, Duration::from_secs(30)).expect("the run stops within 30 s of SIGINT");
+    let mut stdout = Vec::new();
+    std::io::Read::read_to_end(child.0.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let v: Value = serde_json::from_slice(&stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&stdout)));
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(v["counterexamples"].as_u64(), Some(results.len() as u64));
+    assert_eq!(status.code(), Some(1), "not every counterexample confirmed: {v:#}");
+    let interrupted: Vec<&Value> = results.iter().filter(|r| r["verdict"] == "interrupted").collect();
+    assert!(!interrupted.is_empty(), "{v:#}");
+    assert!(interrupted.iter().all(|r| r["reason"].as_str().unwrap().contains("interrupted by a signal")), "{v:#}");
+    assert!(results.iter().any(|r| r["verdict"] == "confirmed"), "the replays done before it keep their verdicts");
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "confirm");
+}
