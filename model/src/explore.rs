@@ -9,7 +9,7 @@
 //! actions, which also re-checks it.
 //!
 //! `search::check_property` (stateright, one property per run) and `search::shortest_path_len`
-//! (full states as keys) are the independent searches the tests compare this one against.
+//! (its own breadth-first search, states compared through the model's view) are the independent searches the tests compare this one against.
 
 use crate::action::Action;
 use crate::budget::{Budget, Stop};

@@ -277,9 +277,10 @@ pub fn worst_case(model: &McpModel) -> WorstCase {
     best
 }
 
-/// An independent breadth-first search (no stateright, full states as keys): the length of a
-/// shortest path from the initial state to a state where `bad` is true, or `None` if no
-/// reachable state is bad. Used to verify that reported counterexamples are shortest.
+/// An independent breadth-first search (no stateright): the length of a shortest path from the
+/// initial state to a state where `bad` is true, or `None` if no reachable state is bad. Used
+/// to verify that reported counterexamples are shortest. States are compared through the
+/// model's view: pass [`McpModel::without_reductions`] to compare them in full.
 pub fn shortest_path_len(model: &McpModel, bad: impl Fn(&State) -> bool) -> Option<usize> {
     let mut seen: HashMap<State, usize> = HashMap::new();
     let mut queue = VecDeque::new();
