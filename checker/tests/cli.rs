@@ -364,6 +364,8 @@ fn bench_quick_prints_every_part_in_json() {
         assert!(cell[key].is_number(), "{key}: {cell}");
     }
     assert_eq!(cell["at_most_once"], "holds");
+    assert_eq!(cell["end"], "exhaustive");
+    assert_eq!(v["largest"], json!([]), "--quick skips the largest cells");
     assert_eq!(v["matrix"]["checked"], 256);
     assert!(v["matrix"]["seconds"].is_number());
     let growth = v["growth"].as_array().unwrap();
@@ -375,4 +377,31 @@ fn bench_quick_prints_every_part_in_json() {
     );
     let text = mcp_once!().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
     assert!(stdout(&text).contains("B/state"), "{}", stdout(&text));
+}
+
+#[test]
+fn bench_runs_the_largest_cells_within_the_budget_and_says_where_each_stopped() {
+    // The largest cells within the CLI's bounds, each in its own process under a small memory
+    // budget: none is killed, each stops under its budget and reports how deep it got and what
+    // it decided (at-most-once is violated a few steps in, long before any budget).
+    let out =
+        mcp_once!().args(["bench", "--only", "largest", "--max-memory", "300M", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rows = v["largest"].as_array().unwrap();
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    let servers: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["config"].as_str().unwrap().split("--server ").nth(1).unwrap().split(' ').next().unwrap())
+        .collect();
+    assert_eq!(servers.len(), 8, "every server behaviour: {servers:?}");
+    for r in rows {
+        assert!(r["config"].as_str().unwrap().contains("--calls 3"), "{r}");
+        let end = r["end"].as_str().unwrap();
+        assert!(end.starts_with("stopped at depth ") && end.contains("memory budget"), "{r}");
+        assert!(r["peak_rss_mib"].as_f64().unwrap() <= 300.0, "over its budget: {r}");
+        assert!(r["unique"].as_u64().unwrap() > 100_000, "{r}");
+        assert_eq!(r["at_most_once"], "violated", "{r}");
+    }
+    assert!(v["cells"].as_array().unwrap().is_empty() && v["growth"].as_array().unwrap().is_empty());
 }

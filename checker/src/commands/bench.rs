@@ -1,9 +1,10 @@
 //! `mcp-once bench`: how fast the model checker is, and how much memory it takes.
 //!
-//! Three parts: named cells searched one at a time (states generated and unique, depth, wall
+//! Five parts: named cells searched one at a time (states generated and unique, depth, wall
 //! time, states per second, peak memory, bytes per unique state); the default matrix as
-//! `mcp-once check` runs it (wall time, with the slowest cells); and how the safe SEP-3182 cell
-//! grows with calls, retries and crashes. Nothing here is a pass/fail test: figures depend on
+//! `mcp-once check` runs it (wall time, with the slowest cells); how the safe SEP-3182 cell
+//! grows with calls, retries and crashes; the largest cells within the CLI's bounds, each
+//! searched until it ends or reaches its memory budget; and the SDK replays. Nothing here is a pass/fail test: figures depend on
 //! the machine and on what else it runs.
 //!
 //! Peak memory is the process's resident high-water mark (`VmHWM` in `/proc/self/status`),
@@ -15,10 +16,11 @@ use crate::report::bench::{bench_text, BenchReport, CellRun, Machine, MatrixCell
 use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
+use mcp_once_model::budget::parse_size;
 use mcp_once_model::catalogue::matrix;
 use mcp_once_model::{
-    explore, Bounds, Budget, ClientPolicy, Config, KeyLifetime, McpModel, Options, Profile, PropertyKind, ServerImpl,
-    Transport,
+    explore_with, Bounds, Budget, ClientPolicy, Config, End, KeyLifetime, McpModel, Options, Profile, PropertyKind,
+    ServerImpl, Transport, Verdict,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,10 +39,18 @@ pub struct BenchArgs {
     /// Run one part only.
     #[arg(long, value_enum)]
     only: Option<Part>,
+    /// Memory budget of each of the largest cells (part `largest`), e.g. 2G (default: 4 GiB, or
+    /// 3/4 of the memory available if that is less). A cell that reaches it stops and reports
+    /// how far it got.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
     /// Internal: search the configuration given as JSON in this process and print its figures.
     #[arg(long, hide = true)]
     one: Option<String>,
 }
+
+/// The default budget of each of the largest cells.
+const LARGEST_MEMORY: u64 = 4 << 30;
 
 /// The parts of a bench run.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,6 +61,8 @@ pub enum Part {
     Matrix,
     /// The growth table.
     Growth,
+    /// The largest cells within the CLI's bounds, each until it ends or reaches its budget.
+    Largest,
     /// Replaying the four scenarios on the three SDK fixtures, both transports.
     Replay,
 }
@@ -181,13 +193,15 @@ fn safe_cell(bounds: Bounds) -> Config {
 }
 
 /// Search one cell in a fresh process of this binary (so that its peak memory is its own) and
-/// read back its figures.
-fn run_one(name: &str, config: Config) -> Result<CellRun> {
+/// read back its figures; with `max_memory`, the search stops before passing it.
+fn run_one(name: &str, config: Config, max_memory: Option<u64>) -> Result<CellRun> {
     let exe = std::env::current_exe()?;
-    let out = std::process::Command::new(exe)
-        .args(["bench", "--one", &serde_json::to_string(&config)?])
-        .stderr(std::process::Stdio::inherit())
-        .output()?;
+    let mut command = std::process::Command::new(exe);
+    command.args(["bench", "--one", &serde_json::to_string(&config)?]);
+    if let Some(bytes) = max_memory {
+        command.args(["--max-memory", &bytes.to_string()]);
+    }
+    let out = command.stderr(std::process::Stdio::inherit()).output()?;
     if !out.status.success() {
         return Err(anyhow!("bench of {config} failed ({})", out.status));
     }
@@ -196,14 +210,15 @@ fn run_one(name: &str, config: Config) -> Result<CellRun> {
     Ok(run)
 }
 
-/// Search one cell alone in this process, every property, and measure it.
-fn measure(name: &str, config: Config) -> Result<CellRun> {
+/// Search one cell alone in this process, every property and the worst case, within
+/// `budget`, and measure it.
+fn measure(name: &str, config: Config, budget: Budget) -> Result<CellRun> {
     let p = profile(&config.profile);
     let model = McpModel::new(config.clone(), p).map_err(|e| anyhow!(e))?;
     let before = status_kib("/proc/self/status", "VmRSS:").unwrap_or(0);
     let reset = reset_peak();
     let started = Instant::now();
-    let e = explore(&model, PropertyKind::ALL);
+    let e = explore_with(&model, PropertyKind::ALL, Options { worst: true, budget });
     let seconds = started.elapsed().as_secs_f64();
     let peak = status_kib("/proc/self/status", "VmHWM:").unwrap_or(0);
     let grown = peak.saturating_sub(if reset { before } else { 0 });
@@ -219,8 +234,55 @@ fn measure(name: &str, config: Config) -> Result<CellRun> {
         states_per_second: s.generated as f64 / seconds.max(1e-9),
         peak_rss_mib: peak as f64 / 1024.0,
         bytes_per_state: grown as f64 * 1024.0 / s.states.max(1) as f64,
-        at_most_once: if amo.counterexample.is_some() { "violated" } else { "holds" }.into(),
+        at_most_once: verdict_name(amo.verdict).into(),
+        end: match e.end {
+            End::Exhaustive => "exhaustive".into(),
+            End::Answered => "answered".into(),
+            End::Stopped { why, depth_completed } => format!("stopped at depth {depth_completed}: {why}"),
+        },
     })
+}
+
+/// A verdict as the reports write it.
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Holds => "holds",
+        Verdict::Violated => "violated",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+/// The largest cells within the CLI's bounds (3 calls, 3 retries or re-runs, 3 crashes): the
+/// framework's re-runs over HTTP (where the state space grows fastest) with each server
+/// behaviour, under the revision or proposal that has it; and the cell issue 16 reports, whose
+/// search was killed by the kernel at 24 GB before budgets existed.
+fn largest_cells() -> Vec<(String, Config)> {
+    let max = Bounds { calls: 3, retries: 3, crashes: 3 };
+    let cell = |profile: &str, key, server, bounds| Config {
+        profile: profile.into(),
+        transport: Transport::Http,
+        client: ClientPolicy::FrameworkRetry,
+        key,
+        server,
+        bounds,
+    };
+    let mut cells = vec![(
+        "issue 16: c3 r2 k1".to_string(),
+        cell(
+            "mcp-2026-07-28",
+            KeyLifetime::None,
+            ServerImpl::DedupByIdDurable,
+            Bounds { calls: 3, retries: 2, crashes: 1 },
+        ),
+    )];
+    for server in [ServerImpl::Plain, ServerImpl::HonoursCancel, ServerImpl::DedupById, ServerImpl::DedupByIdDurable] {
+        cells.push((format!("{server}: c3 r3 k3"), cell("mcp-2026-07-28", KeyLifetime::None, server, max)));
+    }
+    for server in [ServerImpl::KeyVolatile, ServerImpl::KeyDurable, ServerImpl::KeyAfterEffect, ServerImpl::KeyExpiring]
+    {
+        cells.push((format!("{server}: c3 r3 k3"), cell("sep-3182", KeyLifetime::PerStep, server, max)));
+    }
+    cells
 }
 
 /// Run the default matrix (one call per cell when `quick`) and time it.
@@ -293,7 +355,7 @@ fn growth(quick: bool) -> Result<Vec<CellRun>> {
         }
         seen.push(b);
         let name = format!("{what}: c{} r{} k{}", b.calls, b.retries, b.crashes);
-        rows.push(run_one(&name, safe_cell(b))?);
+        rows.push(run_one(&name, safe_cell(b), None)?);
     }
     Ok(rows)
 }
@@ -302,20 +364,29 @@ fn growth(quick: bool) -> Result<Vec<CellRun>> {
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if let Some(json) = &a.one {
         let config: Config = serde_json::from_str(json)?;
-        println!("{}", serde_json::to_string(&measure("", config)?)?);
+        let budget = Budget { max_states: None, max_memory: a.max_memory };
+        println!("{}", serde_json::to_string(&measure("", config, budget)?)?);
         return Ok(ExitCode::SUCCESS);
     }
     let machine = machine();
     let part = |p: Part| a.only.is_none_or(|o| o == p);
     let mut cells = Vec::new();
     if part(Part::Cells) {
-        cells.push(run_one("safe cell, 2 calls", safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }))?);
+        cells.push(run_one("safe cell, 2 calls", safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), None)?);
         if !a.quick {
-            cells.push(run_one("safe cell, 3 calls", safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }))?);
+            cells.push(run_one("safe cell, 3 calls", safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }), None)?);
         }
     }
     let matrix = if part(Part::Matrix) { Some(run_matrix(a.quick)?) } else { None };
     let growth = if part(Part::Growth) { growth(a.quick)? } else { Vec::new() };
+    // The largest cells take minutes each: not in --quick unless asked for by name.
+    let mut largest = Vec::new();
+    if a.only == Some(Part::Largest) || (a.only.is_none() && !a.quick) {
+        let budget = a.max_memory.unwrap_or_else(|| default_memory().map_or(LARGEST_MEMORY, |d| d.min(LARGEST_MEMORY)));
+        for (name, config) in largest_cells() {
+            largest.push(run_one(&name, config, Some(budget))?);
+        }
+    }
     // The replay part needs the installed fixtures and takes tens of seconds: not in --quick
     // unless asked for by name.
     let replay = if a.only == Some(Part::Replay) || (a.only.is_none() && !a.quick) {
@@ -326,7 +397,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             ..Default::default()
         }
     };
-    let report = BenchReport { quick: a.quick, machine, cells, matrix, growth, replay };
+    let report = BenchReport { quick: a.quick, machine, cells, matrix, growth, largest, replay };
     match a.format {
         BenchFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         BenchFormat::Text => print!("{}", bench_text(&report)),

@@ -37,8 +37,11 @@ pub struct CellRun {
     pub peak_rss_mib: f64,
     /// Memory grown per unique state.
     pub bytes_per_state: f64,
-    /// `holds` or `violated`.
+    /// `holds`, `violated` or `unknown` (the search stopped before deciding it).
     pub at_most_once: String,
+    /// How the search ended: `exhaustive`, `answered`, or `stopped at depth N: WHY` (the
+    /// budget).
+    pub end: String,
 }
 
 /// The default matrix as `check` runs it.
@@ -90,6 +93,9 @@ pub struct BenchReport {
     pub matrix: Option<MatrixRun>,
     /// The growth table.
     pub growth: Vec<CellRun>,
+    /// The largest cells within the CLI's bounds, each searched until it ended or reached its
+    /// memory budget (empty if not run).
+    pub largest: Vec<CellRun>,
     /// The replays.
     pub replay: ReplayRun,
 }
@@ -125,12 +131,12 @@ pub struct ReplayRun {
 /// The table of searched cells.
 fn table(rows: &[CellRun]) -> String {
     let mut out = format!(
-        "  {:<22} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
+        "  {:<30} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
         "cell", "generated", "unique", "depth", "wall s", "states/s", "peak MiB", "B/state", "at-most-once"
     );
     for r in rows {
         out.push_str(&format!(
-            "  {:<22} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
+            "  {:<30} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
             r.name,
             r.generated,
             r.unique,
@@ -181,6 +187,15 @@ pub fn bench_text(r: &BenchReport) -> String {
         out.push_str("  (not run)\n");
     } else {
         out.push_str(&table(&r.growth));
+    }
+    out.push_str("\nlargest cells within the CLI's bounds (http, framework-retry, every property and the worst case, each until it ends or reaches its memory budget):\n");
+    if r.largest.is_empty() {
+        out.push_str("  (not run: --quick or --only; run `mcp-once bench --only largest`)\n");
+    } else {
+        out.push_str(&table(&r.largest));
+        for c in &r.largest {
+            out.push_str(&format!("  {}: {}; {}\n", c.name, c.end, c.config));
+        }
     }
     match &r.replay.skipped {
         Some(why) => out.push_str(&format!("\nreplay of the four scenarios on the three SDK fixtures: {why}\n")),
