@@ -405,3 +405,17 @@ fn bench_runs_the_largest_cells_within_the_budget_and_says_where_each_stopped() 
     }
     assert!(v["cells"].as_array().unwrap().is_empty() && v["growth"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn check_format_markdown_prints_markdown() {
+    let args = ["check", "--profile", "mcp-2025-11-25", "--client", "retry-on-timeout", "--crashes", "0"];
+    let out = mcp_once!().args(args).args(["--format", "markdown"]).output().unwrap();
+    let md = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "a violation exits 1: {md}");
+    assert!(md.starts_with("# mcp-once check --profile mcp-2025-11-25"), "{md}");
+    assert!(md.contains("| property | verdict | shortest counterexample |\n|---|---|---|"), "{md}");
+    assert!(md.contains("| `at-most-once` | **violated** | 8 steps, 2 effect(s) for one call |"), "{md}");
+    assert!(md.contains("## `at-most-once` violated"), "each counterexample's report: {md}");
+    assert!(md.contains("```mermaid") && md.contains("tools/call, retry (call 0, id 2)"), "{md}");
+    assert!(md.contains("| bounds | 1 call, 1 retry, 0 crashes |"), "{md}");
+}

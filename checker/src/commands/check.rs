@@ -3,7 +3,8 @@
 
 use crate::args::{properties, BudgetArgs, ConfigArgs, Format};
 use crate::report::json::{CellRecord, MatrixRecord};
-use crate::report::table::matrix_summary;
+use crate::report::markdown::check_markdown;
+use crate::report::table::{matrix_summary, matrix_table};
 use crate::report::text::{check_text, colour};
 use crate::run::{builtins, default_matrix, exit_code, profile_for, run_cells, run_with_progress};
 use anyhow::{anyhow, Result};
@@ -27,7 +28,8 @@ pub struct CheckArgs {
     worst: bool,
     #[command(flatten)]
     budget: BudgetArgs,
-    /// Output format: text or json.
+    /// Output format: text, json or markdown (one cell: the verdicts and each counterexample's
+    /// issue-ready report; the whole matrix: its table).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// Write each counterexample (and the worst case) as an ITF trace file in this folder.
@@ -53,7 +55,8 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         let seconds = started.elapsed().as_secs_f64();
         match a.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
-            _ => print!("{}", matrix_summary(&cells, &props, seconds)),
+            Format::Markdown => print!("{}", matrix_table(&cells, true)),
+            Format::Text => print!("{}", matrix_summary(&cells, &props, seconds)),
         }
         return Ok(exit_code(&cells));
     }
@@ -63,7 +66,8 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), 1, &|| {})?;
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&CellRecord::of(&cells[0]))?),
-        _ => print!("{}", check_text(&cells[0], colour())),
+        Format::Markdown => print!("{}", check_markdown(&cells[0])),
+        Format::Text => print!("{}", check_text(&cells[0], colour())),
     }
     if let Ok(Some((why, depth))) = cells[0].outcome.as_ref().map(|c| c.stopped()) {
         eprintln!(
@@ -73,7 +77,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     Ok(exit_code(&cells))
 }
 
-/// `check --trace`: is the file a real path of the model that reaches its property's violation?
+/// `check --trace`: is the file a real path of the model that violates its property?
 fn check_trace(path: &PathBuf) -> Result<ExitCode> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
@@ -82,7 +86,7 @@ fn check_trace(path: &PathBuf) -> Result<ExitCode> {
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
     let steps = trace.validate(&file, &profile)?.steps();
     println!(
-        "{file}: valid: a {steps}-step path of the model under {} that reaches `{}`",
+        "{file}: valid: a path of {steps} steps of the model under {} that violates `{}`",
         trace.config, trace.property
     );
     Ok(ExitCode::SUCCESS)

@@ -1,9 +1,11 @@
 //! The issue-ready Markdown report of one trace: summary, parameters, cited steps, a Mermaid
 //! sequence diagram and how to reproduce it.
 
+use crate::run::Cell;
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
-use mcp_once_model::{McpModel, PropertyKind};
+use mcp_once_model::trace::TraceKind;
+use mcp_once_model::{McpModel, PropertyKind, Verdict};
 use std::fmt::Write;
 
 /// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
@@ -23,8 +25,11 @@ pub fn mermaid(cex: &Counterexample) -> String {
         let id = |call: u8, attempt: u8| after.attempts[call as usize][attempt as usize].id;
         let line = match *a {
             A::ClientCall { call } => format!("C->>T: {n}. tools/call (call {call}, id {})", id(call, 0)),
-            A::ClientRetry { call, attempt } | A::FrameworkRetry { call, attempt } => {
-                format!("C->>T: {n}. {} (call {call}, id {})", a.name(), id(call, attempt))
+            A::ClientRetry { call, attempt } => {
+                format!("C->>T: {n}. tools/call, retry (call {call}, id {})", id(call, attempt))
+            }
+            A::FrameworkRetry { call, attempt } => {
+                format!("C->>T: {n}. tools/call, step re-run (call {call}, id {})", id(call, attempt))
             }
             A::ClientTimeout { call, attempt } => format!("Note over C: {n}. timeout on id {}", id(call, attempt)),
             A::ClientCancel { call, attempt } => format!("C->>T: {n}. cancel id {}", id(call, attempt)),
@@ -79,7 +84,12 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
         ("server", cfg.server.to_string()),
         (
             "bounds",
-            format!("{} calls, {} retries, {} crashes", cfg.bounds.calls, cfg.bounds.retries, cfg.bounds.crashes),
+            format!(
+                "{}, {}, {}",
+                count(cfg.bounds.calls, "call", "calls"),
+                count(cfg.bounds.retries, "retry", "retries"),
+                count(cfg.bounds.crashes, "crash", "crashes")
+            ),
         ),
         ("property", property.to_string()),
         ("side effects for one logical call", cex.effects().to_string()),
@@ -106,6 +116,38 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
     let _ = writeln!(out, "Validate this trace: `mcp-once check --trace {trace_file}`  ");
     let _ = writeln!(out, "Replay on a real server: `mcp-once replay {trace_file} --stdio \"SERVER COMMAND\" --tool NAME --args JSON --observe ledger:PATH --evidence DIR`, then `mcp-once explain {trace_file} --evidence DIR` adds the verdict and the wire log here.\n");
     let _ = writeln!(out, "<sub>Found by mcp-once {}: exhaustive breadth-first search within the bounds above; the trace is a shortest one.</sub>", env!("CARGO_PKG_VERSION"));
+    out
+}
+
+/// `check --format markdown` of one cell: a table of the verdicts, then the issue-ready report
+/// of each counterexample (as `explain` writes it without evidence).
+pub fn check_markdown(cell: &Cell) -> String {
+    let mut out = format!("# mcp-once check {}\n\n", cell.config);
+    let c = match &cell.outcome {
+        Err(reason) => return out + &format!("Not applicable: {reason}\n"),
+        Ok(c) => c,
+    };
+    let p = &c.model.profile;
+    let _ = writeln!(out, "Profile `{}` ({}), from {}.\n", p.name, p.title, p.origin);
+    let _ = writeln!(out, "| property | verdict | shortest counterexample |\n|---|---|---|");
+    for r in &c.results {
+        let (verdict, shortest) = match (&r.counterexample, r.verdict) {
+            (Some(cex), _) => {
+                ("**violated**", format!("{} steps, {} effect(s) for one call", cex.len(), cex.effects()))
+            }
+            (None, Verdict::Unknown) => ("unknown", "the search stopped at its budget first".to_string()),
+            (None, _) => ("holds", "none".to_string()),
+        };
+        let _ = writeln!(out, "| `{}` | {verdict} | {shortest} |", r.property.as_str());
+    }
+    for r in &c.results {
+        if let Some(cex) = &r.counterexample {
+            let file =
+                c.files.get(TraceKind::Counterexample(r.property)).map_or("TRACE".into(), |f| f.display().to_string());
+            let _ = writeln!(out);
+            out.push_str(&explain_markdown(&c.model, r.property.as_str(), cex, &file));
+        }
+    }
     out
 }
 
@@ -153,4 +195,9 @@ fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> Stri
         cfg.server,
         cex.len()
     )
+}
+
+/// `n` with the singular or plural noun: `1 call`, `2 calls`, `0 crashes`.
+fn count(n: u8, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
