@@ -39,6 +39,9 @@ pub struct Driver<'t> {
     notes: Vec<String>,
     pub(crate) trace_name: String,
     pub(crate) deferred: Vec<(AttemptId, Deferred)>,
+    /// Requests whose write waits for the trace's `ServerReceive` (a key record expires between
+    /// the client's send and the server's read).
+    pub(crate) held_requests: BTreeMap<AttemptId, Value>,
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
     pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
@@ -86,6 +89,7 @@ impl<'t> Driver<'t> {
             notes: Vec::new(),
             trace_name: trace_name.into(),
             deferred: Vec::new(),
+            held_requests: BTreeMap::new(),
             crash_points: Vec::new(),
         }
     }
@@ -299,9 +303,7 @@ impl<'t> Driver<'t> {
             Action::ServerRespond { call, attempt } => self.server_respond((call, attempt)).await,
             Action::ServerCrash => self.server_crash().await,
             Action::ServerRestart => self.server_restart().await,
-            Action::KeyExpires { .. } => {
-                Err(stop(ReplayVerdict::Diverged, "KeyExpires: the runner cannot make a server's key record expire"))
-            }
+            Action::KeyExpires { call, key } => self.key_expires(call, key).await,
         };
         if let Err(s) = &result {
             self.failed_step(action, &s.reason.clone());
