@@ -245,6 +245,7 @@ impl TargetArgs {
             pace: !self.no_pace,
             hold_args,
             evidence_dir: self.evidence.clone(),
+            key_retention: None,
         })
     }
 }

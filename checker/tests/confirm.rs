@@ -213,3 +213,71 @@ fn sigint_mid_run_kills_every_server_group_and_reports_the_rest_interrupted() {
     assert!(results.iter().any(|r| r["verdict"] == "confirmed"), "the replays done before it keep their verdicts");
     assert_groups_gone(&jsonl::evidence_under(&evidence), "confirm");
 }
+
+/// `confirm --cells CELL` on one cell: its results, each checked for shape (and the folder
+/// that holds their evidence).
+fn one_cell(name: &str, cell: &str) -> (Scratch, Vec<Value>) {
+    let dir = temp(name);
+    let (v, code) = confirm(&["--cells", cell], &dir);
+    let results = check_shape(&v, code);
+    assert!(!results.is_empty() && results.iter().all(|r| r["cell"] == cell), "{v:#}");
+    (dir, results)
+}
+
+/// The replay of `property` among `results`, and its steps as `result.json` has them.
+fn replay_of<'r>(results: &'r [Value], property: &str) -> (&'r Value, Vec<Value>) {
+    let r = results.iter().find(|r| r["property"] == property).unwrap_or_else(|| panic!("no {property}: {results:?}"));
+    let dir = Path::new(r["evidence"].as_str().unwrap());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("evidence/result.json")).unwrap()).unwrap();
+    (r, result["steps"].as_array().unwrap().clone())
+}
+
+/// The note of the first step whose action starts with `action`.
+fn note_of<'s>(steps: &'s [Value], action: &str) -> &'s str {
+    let step = steps.iter().find(|s| s["action"].as_str().unwrap().starts_with(action));
+    step.unwrap_or_else(|| panic!("no {action}: {steps:?}"))["note"].as_str().unwrap()
+}
+
+#[test]
+fn a_retry_sent_while_the_stdio_server_is_down_fails_at_once_and_the_silent_effect_is_confirmed() {
+    // The model's path: the call's effect, the kill, the disconnect, then a retry while the
+    // server is still down, which fails too: the call is reported failed for good.
+    let (_dir, results) = one_cell("down", "mcp-2025-11-25__stdio__retry-any__none__plain__c2r1k1");
+    let (r, steps) = replay_of(&results, "no-silent-effect");
+    assert_eq!(r["verdict"], "confirmed", "{r}");
+    assert!(r["reason"].as_str().unwrap().contains("the client was told its request failed"), "{r}");
+    let retry = note_of(&steps, "ClientRetry");
+    assert!(retry.contains("to a server that is down") && retry.contains("could not be written"), "{retry}");
+    let ledger = jsonl::read(&Path::new(r["evidence"].as_str().unwrap()).join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 1, "the first attempt's effect, and no other: {ledger:?}");
+}
+
+#[test]
+fn a_key_record_is_waited_out_and_the_expired_key_runs_again() {
+    // Every counterexample of this cell has a record expire before the retry reuses its key.
+    let (_dir, results) = one_cell("expiry", "sep-3182__stdio__retry-on-disconnect__per-call__key-expiring__c2r1k1");
+    let (r, steps) = replay_of(&results, "at-most-once");
+    assert_eq!(r["verdict"], "confirmed", "{r}");
+    let waited = note_of(&steps, "KeyExpires");
+    assert!(waited.contains("the server keeps records 5000 ms: waited"), "{waited}");
+    let ledger = jsonl::read(&Path::new(r["evidence"].as_str().unwrap()).join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "{ledger:?}");
+    assert_eq!(ledger[0]["idempotency_key"], ledger[1]["idempotency_key"], "one key, run twice: {ledger:?}");
+}
+
+#[test]
+fn a_stdio_cancellation_is_written_where_the_trace_has_the_server_read_it() {
+    // The server commits before it reads the cancellation (here: not before the trace's end):
+    // the call reported failed (timed out) took effect. The cancellation's write is held.
+    let (_dir, results) = one_cell("late-cancel", "mcp-2025-11-25__stdio__no-retry__none__honours-cancel__c2r1k1");
+    let (r, steps) = replay_of(&results, "no-silent-effect");
+    assert_eq!(r["verdict"], "confirmed", "{r}");
+    assert!(note_of(&steps, "ClientCancel").contains("its write is held"), "{steps:?}");
+    assert!(note_of(&steps, "ServerCommit").contains("1 effect"), "{steps:?}");
+    let dir = Path::new(r["evidence"].as_str().unwrap());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("evidence/result.json")).unwrap()).unwrap();
+    let notes = result["notes"].to_string();
+    assert!(notes.contains("after the last step: notifications/cancelled for id 1 delivered"), "{notes}");
+}

@@ -114,6 +114,7 @@ fn soak(runs: usize) {
             pace: true,
             hold_args: None,
             evidence_dir: None,
+            key_retention: None,
         };
         let evidence = Evidence::new(None).expect("evidence");
         let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));

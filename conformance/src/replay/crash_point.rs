@@ -76,8 +76,10 @@ impl Driver<'_> {
                     }
                     return Some(Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short", a.0, a.1, summarize(&r)))));
                 }
+                // A request that failed as it was sent (the server down) is the break the
+                // client sees; otherwise stdio's is the closed stdout.
                 let why = match session.opts.target.transport() {
-                    Transport::Stdio => session.closed(s.gen),
+                    Transport::Stdio => session.failure_for(s.gen, &s.id).or_else(|| session.closed(s.gen)),
                     Transport::Http => session.failure_for(s.gen, &s.id),
                 };
                 why.map(|w| Ok(Done::observed(w)))

@@ -1,24 +1,23 @@
 //! The driver: one method per model action (as quint-connect's drivers), over a [`Session`]
 //! with a real server. Driven steps (the client's, the transport's, the environment's) are
 //! performed; server steps are awaited with a bound and observed (a response frame, the
-//! observer's count, a process exit), never assumed.
+//! observer's count, a process exit), never assumed. This file holds the driver, its run and
+//! the dispatch of each action; the steps are `impl` blocks by job: [`crate::replay::client_steps`],
+//! [`crate::replay::server_steps`], [`crate::replay::transport_steps`] and
+//! [`crate::replay::crash_point`].
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::judge;
-use crate::replay::message::Logical;
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
-use crate::replay::step::{answer, commit_seen, commit_timeout, stop, summarize, Commit, Done, Sent, Stop};
+use crate::replay::step::{answer, stop, Done, Sent, Stop};
 use crate::replay::types::{
     revision_for, CrashMethod, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus,
 };
-use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Profile, State, Transport};
-use serde_json::{json, Value};
+use mcp_once_model::{Action, Profile, State};
+use serde_json::Value;
 use std::collections::BTreeMap;
-use std::time::Duration;
-use tokio::time::Instant;
 
 /// Replays one trace against a session.
 pub struct Driver<'t> {
@@ -28,18 +27,21 @@ pub struct Driver<'t> {
     /// The trace's states as the model has them (empty if the trace is not a path of the model).
     path: Vec<State>,
     /// Index of the first state of `path` where the trace's property fails.
-    first_violation: Option<usize>,
+    pub(crate) first_violation: Option<usize>,
     pub(crate) profile: Profile,
-    holds: BTreeMap<AttemptId, Hold>,
+    pub(crate) holds: BTreeMap<AttemptId, Hold>,
     pub(crate) sent: BTreeMap<AttemptId, Sent>,
-    nonce: String,
+    pub(crate) nonce: String,
     pub(crate) baseline: f64,
     has_baseline: bool,
     pub(crate) pre_crash: Option<i64>,
     steps: Vec<StepRecord>,
     notes: Vec<String>,
     pub(crate) trace_name: String,
-    deferred: Vec<(AttemptId, Deferred)>,
+    pub(crate) deferred: Vec<(AttemptId, Deferred)>,
+    /// Requests whose write waits for the trace's `ServerReceive` (a key record expires between
+    /// the client's send and the server's read).
+    pub(crate) held_requests: BTreeMap<AttemptId, Value>,
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
     pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
@@ -48,7 +50,7 @@ pub struct Driver<'t> {
 /// A transport event the client has done but the server has not seen yet (HTTP): the model
 /// keeps it in flight until the server reads it, so the runner delivers it then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Deferred {
+pub(crate) enum Deferred {
     /// A `notifications/cancelled` POST.
     CancelNotification,
     /// Closing the attempt's response stream.
@@ -87,6 +89,7 @@ impl<'t> Driver<'t> {
             notes: Vec::new(),
             trace_name: trace_name.into(),
             deferred: Vec::new(),
+            held_requests: BTreeMap::new(),
             crash_points: Vec::new(),
         }
     }
@@ -300,9 +303,7 @@ impl<'t> Driver<'t> {
             Action::ServerRespond { call, attempt } => self.server_respond((call, attempt)).await,
             Action::ServerCrash => self.server_crash().await,
             Action::ServerRestart => self.server_restart().await,
-            Action::KeyExpires { .. } => {
-                Err(stop(ReplayVerdict::Diverged, "KeyExpires: the runner cannot make a server's key record expire"))
-            }
+            Action::KeyExpires { call, key } => self.key_expires(call, key).await,
         };
         if let Err(s) = &result {
             self.failed_step(action, &s.reason.clone());
@@ -319,264 +320,8 @@ impl<'t> Driver<'t> {
 
     /// The response to an attempt: responses to one id on one connection are matched to its
     /// attempts in the order they were sent.
-    fn response(&self, a: AttemptId) -> Option<Value> {
+    pub(crate) fn response(&self, a: AttemptId) -> Option<Value> {
         answer(&self.sent, &self.session, a)
-    }
-
-    async fn client_send(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
-        if self.session.check_exit().is_some() {
-            return Err(stop(ReplayVerdict::Diverged, "the server is not running when the trace sends a request"));
-        }
-        let rec = state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
-            stop(ReplayVerdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
-        })?;
-        let id = Value::from(rec.id);
-        let key = Some(rec.key).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
-        let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
-        // Held commits end in the trace's commit order, a quarter window apart: two attempts
-        // held alike would otherwise commit within a millisecond of each other, in either order.
-        let rank = self
-            .trace
-            .actions
-            .iter()
-            .filter(|x| matches!(x, Action::ServerCommit { .. }))
-            .position(|x| *x == Action::ServerCommit { call, attempt })
-            .unwrap_or(0);
-        let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
-        self.arm_crash_point((call, attempt)).await;
-        let tag = self.call_tag(call);
-        let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
-        self.session
-            .send(&msg)
-            .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}")))?;
-        let order = self.sent.len();
-        self.sent.insert(
-            (call, attempt),
-            Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false },
-        );
-        let mut note = format!("tools/call id {id}");
-        if let Some(k) = key {
-            note.push_str(&format!(", key {k}"));
-        }
-        if self.session.pace_args && (hold.before_commit || hold.before_respond) {
-            let what = match (hold.before_commit, hold.before_respond) {
-                (true, true) => "before the commit and before the response",
-                (true, false) => "before the commit",
-                _ => "before the response",
-            };
-            note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
-        }
-        Ok(Done::driven(note))
-    }
-
-    fn client_timeout(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        self.attempt(a)?;
-        let note = match self.response(a) {
-            Some(_) => "the client stops waiting; a response had already arrived unread".to_string(),
-            None => "the client stops waiting".to_string(),
-        };
-        Ok(Done::driven(note))
-    }
-
-    async fn await_headers(&mut self, a: AttemptId, s: &Sent) -> Result<(), Stop> {
-        let bound = self.session.opts.step_timeout;
-        let seen = self
-            .session
-            .wait_until(Instant::now() + bound, async |session| {
-                if session.has_headers(s.gen, &s.id) {
-                    return Some(Ok(()));
-                }
-                let f = session.failure_for(s.gen, &s.id)?;
-                Some(Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {} attempt {}: the request failed: {f}", a.0, a.1),
-                )))
-            })
-            .await;
-        seen.unwrap_or_else(|| {
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: no HTTP response headers within {} ms", a.0, a.1, bound.as_millis()),
-            ))
-        })
-    }
-
-    async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        let s = self.attempt(a)?;
-        self.sent.get_mut(&a).expect("sent").cancelled = true;
-        if self.session.opts.target.transport() == Transport::Http {
-            let knob = &self.profile.knobs.http_cancel;
-            let (how, what) = match knob.value {
-                HttpCancel::CloseStream => (Deferred::CloseStream, "closing the response stream"),
-                _ => (Deferred::CancelNotification, "notifications/cancelled"),
-            };
-            if how == Deferred::CloseStream {
-                self.sent.get_mut(&a).expect("sent").stream_closed = true;
-            }
-            self.deferred.push((a, how));
-            let cite = format!("{} § {}", knob.cite.revision, knob.cite.section);
-            return Ok(Done::driven(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step")));
-        }
-        let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-        self.session
-            .send(&msg)
-            .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("cannot send notifications/cancelled: {e}")))?;
-        Ok(Done::driven(format!("notifications/cancelled for id {}", s.id)))
-    }
-
-    /// Deliver the deferred transport events of `only` (or all of them).
-    async fn deliver_deferred(&mut self, only: Option<AttemptId>) -> Result<Vec<String>, Stop> {
-        let (now, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
-        self.deferred = later;
-        let mut done = Vec::new();
-        for (a, how) in now {
-            let s = self.attempt(a)?;
-            if s.gen != self.session.generation() || self.session.check_exit().is_some() {
-                done.push(format!("call {} attempt {}: dropped (its connection is gone)", a.0, a.1));
-                continue;
-            }
-            match how {
-                Deferred::CancelNotification => {
-                    let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-                    self.session.send(&msg).await.map_err(|e| {
-                        stop(ReplayVerdict::Diverged, format!("cannot send notifications/cancelled: {e}"))
-                    })?;
-                    done.push(format!("notifications/cancelled for id {} delivered", s.id));
-                }
-                Deferred::CloseStream => {
-                    // The server must have the request before its stream can be closed on it.
-                    self.await_headers(a, &s).await?;
-                    let open = self.session.close_stream(&s.id);
-                    done.push(format!(
-                        "response stream of id {} closed{}",
-                        s.id,
-                        if open { "" } else { " (it had already ended)" }
-                    ));
-                }
-            }
-        }
-        Ok(done)
-    }
-
-    async fn client_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        let resp = self.await_response(a).await?;
-        Ok(Done::observed(summarize(&resp)))
-    }
-
-    async fn await_response(&mut self, a: AttemptId) -> Result<Value, Stop> {
-        let s = self.attempt(a)?;
-        if s.stream_closed {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1),
-            ));
-        }
-        let bound = self.session.opts.step_timeout + self.session.opts.window * 2;
-        let sent = &self.sent;
-        let seen = self
-            .session
-            .wait_until(Instant::now() + bound, async |session| {
-                if let Some(r) = answer(sent, session, a) {
-                    return Some(Ok(r));
-                }
-                if let Some(f) = session.failure_for(s.gen, &s.id) {
-                    return Some(Err(stop(
-                        ReplayVerdict::Diverged,
-                        format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
-                    )));
-                }
-                let c = session.closed(s.gen)?;
-                Some(Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {} attempt {}: expected a response, {c}", a.0, a.1),
-                )))
-            })
-            .await;
-        seen.unwrap_or_else(|| {
-            let reason = self.session.stall_note();
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, bound.as_millis()),
-            ))
-        })
-    }
-
-    async fn stream_break(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        self.attempt(a)?;
-        if self.session.opts.target.transport() != Transport::Http {
-            return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
-        }
-        self.sent.get_mut(&a).expect("sent").stream_closed = true;
-        if !self.profile.knobs.http_disconnect_is_cancel.value {
-            // A disconnect is no cancellation here: nothing waits for the server to read it, so
-            // the stream is closed now (once the server has the request).
-            let s = self.attempt(a)?;
-            self.await_headers(a, &s).await?;
-            let open = self.session.close_stream(&s.id);
-            let how = if open { "closed now" } else { "closed now (it had already ended: the response was in)" };
-            return Ok(Done::driven(format!(
-                "the client's response stream breaks: {how}; under this revision a disconnect is not a cancellation"
-            )));
-        }
-        self.deferred.push((a, Deferred::CloseStream));
-        Ok(Done::driven("the client's response stream breaks; the server sees the connection close where the trace has it read the cancellation, or after the last step"))
-    }
-
-    async fn server_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        let s = self.attempt(a)?;
-        match self.session.opts.target.transport() {
-            Transport::Stdio => {
-                if self.session.closed(s.gen).is_some() || self.session.check_exit().is_some() {
-                    return Err(stop(
-                        ReplayVerdict::Diverged,
-                        format!("call {} attempt {}: the server is gone before it could read the request", a.0, a.1),
-                    ));
-                }
-                Ok(Done::delivered("written to the live server's stdin; its commit or response confirms it"))
-            }
-            Transport::Http => {
-                if s.stream_closed {
-                    return Ok(Done::delivered("the server had accepted the request before its stream was closed"));
-                }
-                self.await_headers(a, &s).await?;
-                Ok(Done::observed("the server accepted the POST (response headers)"))
-            }
-        }
-    }
-
-    async fn server_commit(&mut self, a: AttemptId, expected: u64) -> Result<Done, Stop> {
-        let s = self.attempt(a)?;
-        let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
-        let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
-        let (sent, baseline) = (&self.sent, self.baseline);
-        // The violating step: the first commit at or past the state where the trace's property
-        // fails (for the worst case: where a call first has two effects); that commit and any
-        // after it may be refused by a server that does better, the ones before it must happen.
-        let here = self.trace.actions.iter().position(|x| *x == Action::ServerCommit { call: a.0, attempt: a.1 });
-        let violating = match (here, self.first_violation) {
-            (Some(i), Some(v)) => i + 1 >= v,
-            _ => true,
-        };
-        let want = Commit { expected, violating };
-        let mut n = 0;
-        let seen = self
-            .session
-            .wait_until(Instant::now() + bound, async |session| {
-                commit_seen(session, sent, baseline, a, &s, want, &mut n).await.transpose()
-            })
-            .await;
-        if let Some(done) = seen {
-            return done;
-        }
-        Err(commit_timeout(&self.session, a, &s, bound, n, expected))
-    }
-
-    async fn server_respond(&mut self, a: AttemptId) -> Result<Done, Stop> {
-        let resp = self.await_response(a).await?;
-        Ok(Done::observed(summarize(&resp)))
     }
 }
 

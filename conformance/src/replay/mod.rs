@@ -4,8 +4,9 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
-//! [`handshake`]), [`driver`] (one method per model action; its crash steps in [`crash_point`],
-//! with [`tracer`] holding a response's write), [`outcome`] and [`judge`] (the trace's property
+//! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in [`client_steps`],
+//! [`server_steps`], [`transport_steps`] and [`crash_point`], with [`tracer`] holding a response's
+//! write), [`outcome`] and [`judge`] (the trace's property
 //! judged on what the client was told and what took effect), [`step`] (how a step ends),
 //! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
 //! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
@@ -16,6 +17,7 @@
 
 pub mod baseline;
 pub mod checks;
+pub mod client_steps;
 pub mod crash_point;
 pub mod driver;
 pub mod evidence;
@@ -32,10 +34,12 @@ pub mod probe;
 pub mod process;
 pub mod run;
 pub mod sdk_fixtures;
+pub mod server_steps;
 pub mod session;
 pub mod step;
 pub mod strays;
 pub mod tracer;
+pub mod transport_steps;
 pub mod types;
 pub mod wire;
 

@@ -36,12 +36,19 @@ impl Driver<'_> {
                 Some(r) => (Told::Success, format!("answered {}", summarize(r))),
                 None => (Told::Nothing, "no response was read".to_string()),
             };
+            // The latest attempt's own failure, if it had one (a write to a server that was down).
+            let failed = last
+                .latest(c)
+                .and_then(|a| self.sent.get(&(c as u8, a as u8)))
+                .and_then(|s| self.session.failure_for(s.gen, &s.id))
+                .map(str::to_string);
             let (told, detail) = match (call.phase, call.failure) {
                 (Phase::Succeeded, _) | (Phase::Failed, Failure::ErrorReply) => from_response(),
                 (Phase::Failed, Failure::Timeout) => (Told::Failure, "the client timed out".into()),
-                (Phase::Failed, Failure::Disconnect) => {
-                    (Told::Failure, "the client saw its connection close or its stream break".into())
-                }
+                (Phase::Failed, Failure::Disconnect) => match failed {
+                    Some(f) => (Told::Failure, format!("the client was told its request failed: {f}")),
+                    None => (Told::Failure, "the client saw its connection close or its stream break".into()),
+                },
                 (Phase::Failed, Failure::StepError) => {
                     (Told::Failure, "the framework step failed after the call returned".into())
                 }

@@ -72,6 +72,9 @@ impl Sdk {
     }
 }
 
+/// The key retention the `key-expiring` fixture variant is started with for replays.
+pub const KEY_RETENTION: Duration = Duration::from_millis(5000);
+
 /// Where the fixtures live and how to start the Rust one.
 #[derive(Clone, Debug)]
 pub struct FixturePaths {
@@ -124,7 +127,15 @@ impl FixturePaths {
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
         let variant = sdk.variant_for(server)?;
-        self.options(sdk, transport, dir, &["--variant", variant])
+        if server != ServerImpl::KeyExpiring {
+            return self.options(sdk, transport, dir, &["--variant", variant]);
+        }
+        // A retention short enough to wait out in a replay, long enough for every step a
+        // trace takes while its record must still be held.
+        let ms = KEY_RETENTION.as_millis().to_string();
+        let mut opts = self.options(sdk, transport, dir, &["--variant", variant, "--retention-ms", &ms])?;
+        opts.key_retention = Some(KEY_RETENTION);
+        Ok(opts)
     }
 
     /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`
@@ -164,6 +175,7 @@ impl FixturePaths {
             pace: true,
             hold_args: None,
             evidence_dir: Some(dir.join("evidence")),
+            key_retention: None,
         })
     }
 }

@@ -486,6 +486,11 @@ impl Session {
         self.failures.get(&(gen, id_key(id))).map(String::as_str)
     }
 
+    /// Record that the request `(gen, id)` failed on the client's side (its write failed).
+    pub fn fail_request(&mut self, gen: u32, id: &Value, reason: String) {
+        self.failures.entry((gen, id_key(id))).or_insert(reason);
+    }
+
     /// Whether connection `gen` was closed by the server.
     pub fn closed(&self, gen: u32) -> Option<&str> {
         self.closed.get(&gen).map(String::as_str)

@@ -138,6 +138,10 @@ pub struct ReplayOptions {
     pub hold_args: Option<serde_json::Map<String, Value>>,
     /// Where to write the evidence log and the result.
     pub evidence_dir: Option<PathBuf>,
+    /// How long the server keeps a key record, when the runner set it (the `key-expiring`
+    /// fixture's `--retention-ms`): a `KeyExpires` step waits until that long has passed since
+    /// the record was written. None: the runner cannot make a record expire.
+    pub key_retention: Option<Duration>,
 }
 
 /// A replay's verdict.

@@ -1,0 +1,202 @@
+//! The driver's client steps (an `impl` of [`Driver`] apart from its dispatch): sending an
+//! attempt (a call, a retry, a framework re-run), the client's timeout and cancellation, and
+//! reading a response.
+
+use crate::replay::driver::{Deferred, Driver};
+use crate::replay::message::Logical;
+use crate::replay::pacing::{attempt_of, is_send, AttemptId, Hold};
+use crate::replay::step::{answer, stop, summarize, Done, Sent, Stop};
+use crate::replay::types::ReplayVerdict;
+use mcp_once_model::profile::HttpCancel;
+use mcp_once_model::state::ServerSide;
+use mcp_once_model::{Action, State, Transport};
+use serde_json::Value;
+use std::time::Duration;
+use tokio::time::Instant;
+
+impl Driver<'_> {
+    /// Send attempt `attempt` of `call` (a call, a retry, a framework re-run). With the server
+    /// down, as the model has it too, the send is an attempt that fails at once
+    /// ([`Driver::send_while_down`]).
+    pub(crate) async fn client_send(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
+        let rec = state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
+            stop(ReplayVerdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
+        })?;
+        let id = Value::from(rec.id);
+        let key = Some(rec.key).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
+        if let Some(why) = self.session.check_exit() {
+            if state.server.up || rec.server != ServerSide::Lost {
+                return Err(stop(
+                    ReplayVerdict::Diverged,
+                    format!("the server is not running when the trace sends a request ({why}), and the model's server is up"),
+                ));
+            }
+            return self.send_while_down((call, attempt), id, key).await;
+        }
+        let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
+        // Held commits end in the trace's commit order, a quarter window apart: two attempts
+        // held alike would otherwise commit within a millisecond of each other, in either order.
+        let rank = self
+            .trace
+            .actions
+            .iter()
+            .filter(|x| matches!(x, Action::ServerCommit { .. }))
+            .position(|x| *x == Action::ServerCommit { call, attempt })
+            .unwrap_or(0);
+        let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
+        self.arm_crash_point((call, attempt)).await;
+        let tag = self.call_tag(call);
+        let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
+        let held = self.read_after_expiry((call, attempt));
+        if held {
+            self.held_requests.insert((call, attempt), msg);
+        } else {
+            self.session.send(&msg).await.map_err(|e| {
+                stop(ReplayVerdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}"))
+            })?;
+        }
+        let order = self.sent.len();
+        self.sent.insert(
+            (call, attempt),
+            Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false },
+        );
+        let mut note = format!("tools/call id {id}");
+        if let Some(k) = key {
+            note.push_str(&format!(", key {k}"));
+        }
+        if self.session.pace_args && (hold.before_commit || hold.before_respond) {
+            let what = match (hold.before_commit, hold.before_respond) {
+                (true, true) => "before the commit and before the response",
+                (true, false) => "before the commit",
+                _ => "before the response",
+            };
+            note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
+        }
+        if held {
+            note.push_str("; its write waits for the trace's ServerReceive, a key record expiring before the server reads it (a server reads a request as it arrives)");
+        }
+        Ok(Done::driven(note))
+    }
+
+    /// Whether the trace has a key record expire between attempt `a`'s send and the server's
+    /// read of it (with no crash between, which would lose the request).
+    fn read_after_expiry(&self, a: AttemptId) -> bool {
+        let actions = &self.trace.actions;
+        let Some(sent) = actions.iter().position(|x| is_send(x) && attempt_of(x) == Some(a)) else { return false };
+        let receive = Action::ServerReceive { call: a.0, attempt: a.1 };
+        let Some(read) = actions[sent..].iter().position(|x| *x == receive) else { return false };
+        let between = &actions[sent..sent + read];
+        let lost = |x: &Action| *x == Action::ServerCrash || *x == Action::StreamBreak { call: a.0, attempt: a.1 };
+        between.iter().any(|x| matches!(x, Action::KeyExpires { .. })) && !between.iter().any(lost)
+    }
+
+    /// A send while the server is down (killed by the trace, not restarted yet): the model's
+    /// attempt is lost at once, and a real client's is too. The request is really written: over
+    /// stdio into the dead server's stdin, where the write fails at once (EPIPE: no process
+    /// reads the pipe); over HTTP as a POST to a port nobody listens on, which is refused. The
+    /// failure is the request's, kept for the client's `ClientSeesDisconnect` of this attempt.
+    async fn send_while_down(&mut self, a: AttemptId, id: Value, key: Option<String>) -> Result<Done, Stop> {
+        let tag = self.call_tag(a.0);
+        let logical = Logical { key: key.as_deref(), tag: &tag };
+        let msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
+        let gen = self.session.generation();
+        let written = self.session.send(&msg).await;
+        let order = self.sent.len();
+        self.sent.insert(a, Sent { id: id.clone(), gen, order, cancelled: false, stream_closed: false });
+        let mut note = format!("tools/call id {id}");
+        if let Some(k) = key {
+            note.push_str(&format!(", key {k}"));
+        }
+        let how = match (written, self.session.opts.target.transport()) {
+            (Err(e), _) => {
+                let failure = format!("the request could not be written, the server being down: {e}");
+                self.session.fail_request(gen, &id, failure.clone());
+                format!("{note}, to a server that is down: {failure}")
+            }
+            (Ok(()), Transport::Http) => {
+                format!("{note}, POSTed to a server that is down: its failure (refused) is the client's to see")
+            }
+            (Ok(()), Transport::Stdio) => format!(
+                "{note}, written to the pipe of a server that is down (the write did not fail; its closed stdout is the client's to see)"
+            ),
+        };
+        self.note(format!("call {} attempt {}: {how}", a.0, a.1));
+        Ok(Done::driven(how))
+    }
+
+    pub(crate) fn client_timeout(&mut self, a: AttemptId) -> Result<Done, Stop> {
+        self.attempt(a)?;
+        let note = match self.response(a) {
+            Some(_) => "the client stops waiting; a response had already arrived unread".to_string(),
+            None => "the client stops waiting".to_string(),
+        };
+        Ok(Done::driven(note))
+    }
+
+    /// The client cancels attempt `a`. The model keeps the cancellation in flight until the
+    /// server reads it (`ServerReceiveCancel`), on either transport, so the runner delivers it
+    /// then (or after the last step): over HTTP it travels apart from the request; over stdio
+    /// its write is held, which to the server is a client that cancels late.
+    pub(crate) async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, Stop> {
+        self.attempt(a)?;
+        self.sent.get_mut(&a).expect("sent").cancelled = true;
+        if self.session.opts.target.transport() == Transport::Http {
+            let knob = &self.profile.knobs.http_cancel;
+            let (how, what) = match knob.value {
+                HttpCancel::CloseStream => (Deferred::CloseStream, "closing the response stream"),
+                _ => (Deferred::CancelNotification, "notifications/cancelled"),
+            };
+            if how == Deferred::CloseStream {
+                self.sent.get_mut(&a).expect("sent").stream_closed = true;
+            }
+            self.deferred.push((a, how));
+            let cite = format!("{} § {}", knob.cite.revision, knob.cite.section);
+            return Ok(Done::driven(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step")));
+        }
+        self.deferred.push((a, Deferred::CancelNotification));
+        Ok(Done::driven("notifications/cancelled; over stdio its write is held until the trace has the server read it (ServerReceiveCancel), or after the last step: to the server, a client that cancels late"))
+    }
+
+    pub(crate) async fn client_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
+        let resp = self.await_response(a).await?;
+        Ok(Done::observed(summarize(&resp)))
+    }
+
+    pub(crate) async fn await_response(&mut self, a: AttemptId) -> Result<Value, Stop> {
+        let s = self.attempt(a)?;
+        if s.stream_closed {
+            return Err(stop(
+                ReplayVerdict::Diverged,
+                format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1),
+            ));
+        }
+        let bound = self.session.opts.step_timeout + self.session.opts.window * 2;
+        let sent = &self.sent;
+        let seen = self
+            .session
+            .wait_until(Instant::now() + bound, async |session| {
+                if let Some(r) = answer(sent, session, a) {
+                    return Some(Ok(r));
+                }
+                if let Some(f) = session.failure_for(s.gen, &s.id) {
+                    return Some(Err(stop(
+                        ReplayVerdict::Diverged,
+                        format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
+                    )));
+                }
+                let c = session.closed(s.gen)?;
+                Some(Err(stop(
+                    ReplayVerdict::Diverged,
+                    format!("call {} attempt {}: expected a response, {c}", a.0, a.1),
+                )))
+            })
+            .await;
+        seen.unwrap_or_else(|| {
+            let reason = self.session.stall_note();
+            Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, bound.as_millis()),
+            ))
+        })
+    }
+}
