@@ -194,7 +194,7 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return not_run(job, ReplayVerdict::Inconclusive, format!("{}: cannot create: {e}", dir.display()));
     }
-    let mut opts = match options.paths.options_for(job.sdk, server, job.config.transport, &dir) {
+    let mut opts = match options.paths.options_for_profile(job.sdk, server, &job.profile, job.config.transport, &dir) {
         Ok(o) => o,
         Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why),
     };

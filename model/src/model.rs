@@ -21,7 +21,8 @@
 //!   change nothing, so leaving it out cannot hide a violation.
 //! - HTTP session re-initialisation after a restart is taken as immediate and lossless.
 //! - The outcome query is one atomic exchange with the running server; its own loss is not
-//!   modelled.
+//!   modelled. Over stdio it is answered only once the server has read everything written
+//!   before it (one ordered pipe); over HTTP it is a request of its own and may overtake.
 
 use crate::action::Action;
 use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
@@ -351,7 +352,10 @@ impl Model for McpModel {
                         if framework {
                             out.push(Action::FrameworkRetry { call: c8, attempt: next });
                         } else if self.uses_status_query() && !call.queried {
-                            if s.server.up {
+                            // Over stdio the query is written behind whatever the client wrote
+                            // before it, and the server reads those first: it is answered only
+                            // once nothing is left unread in the pipe.
+                            if s.server.up && (!self.rules.ordered || s.inbox.iter().next().is_none()) {
                                 out.push(Action::ClientQueryOutcome { call: c8 });
                             }
                         } else {

@@ -28,6 +28,10 @@ pub struct FixtureArgs {
     /// key-expiring: records older than this many milliseconds are treated as absent.
     #[arg(long, default_value_t = 60_000)]
     retention_ms: u64,
+    /// Key variants: serve the outcome-query proposal (no deduplication; `tasks/get` answers
+    /// from the key's record).
+    #[arg(long)]
+    outcome_query: bool,
 }
 
 /// Run `mcp-once fixture` (serves until its input closes or it is stopped).
@@ -49,6 +53,7 @@ pub fn run(a: FixtureArgs) -> Result<ExitCode> {
         ledger: a.ledger,
         variant: a.variant,
         retention_ms: a.retention_ms,
+        outcome_query: a.outcome_query,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,7 @@
 //! `mcp_once_conformance::fixture`.
 //!
 //!   mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME]
-//!                    [--retention-ms N]
+//!                    [--retention-ms N] [--outcome-query]
 //!
 //! A missing `--ledger` or a bad value prints one line on stderr and exits with status 2.
 
@@ -31,6 +31,10 @@ struct Cli {
     /// key-expiring: records older than this many milliseconds are treated as absent.
     #[arg(long, default_value_t = 60_000)]
     retention_ms: u64,
+    /// Key variants: serve the outcome-query proposal (no deduplication; `tasks/get` answers
+    /// from the key's record).
+    #[arg(long)]
+    outcome_query: bool,
 }
 
 fn main() {
@@ -39,7 +43,7 @@ fn main() {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) => {
             eprintln!(
-                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N])",
+                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query])",
                 mcp_once_conformance::usage::one_line(&e)
             );
             std::process::exit(2);
@@ -51,6 +55,7 @@ fn main() {
         ledger: cli.ledger,
         variant: cli.variant,
         retention_ms: cli.retention_ms,
+        outcome_query: cli.outcome_query,
     };
     let code = match fixture::run_blocking(opts) {
         Ok(()) => 0,

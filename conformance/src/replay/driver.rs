@@ -279,10 +279,7 @@ impl<'t> Driver<'t> {
             Action::StepFails { .. } => {
                 Ok(Done::driven("the framework step fails after the call returned (client-side)"))
             }
-            Action::ClientQueryOutcome { .. } => Err(stop(
-                ReplayVerdict::Diverged,
-                "ClientQueryOutcome: the outcome query is a proposal with no method on real servers",
-            )),
+            Action::ClientQueryOutcome { call } => self.client_query_outcome(call, state).await,
             Action::ServerReceive { call, attempt } => self.server_receive((call, attempt)).await,
             Action::ServerReceiveCancel { call, attempt } => {
                 let done = self.deliver_deferred(Some((call, attempt))).await;

@@ -4,10 +4,11 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
-//! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in [`client_steps`],
-//! [`server_steps`], [`transport_steps`] and [`crash_point`], with [`tracer`] holding a response's
-//! write), [`outcome`] and [`judge`] (the trace's property
-//! judged on what the client was told and what took effect), [`step`] (how a step ends),
+//! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in
+//! [`client_steps`], [`server_steps`], [`transport_steps`] and [`crash_point`], with [`tracer`]
+//! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
+//! trace's property judged on what the client was told and what took effect), [`step`] (how a
+//! step ends),
 //! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
 //! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
 //! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
@@ -32,6 +33,7 @@ pub mod pacing;
 pub mod preflight;
 pub mod probe;
 pub mod process;
+pub mod query;
 pub mod run;
 pub mod sdk_fixtures;
 pub mod server_steps;

@@ -43,6 +43,9 @@ impl Driver<'_> {
                 .and_then(|s| self.session.failure_for(s.gen, &s.id))
                 .map(str::to_string);
             let (told, detail) = match (call.phase, call.failure) {
+                (Phase::Succeeded, _) if self.told_by_query(c) => {
+                    (Told::Success, "the outcome query (tasks/get) answered completed, with the stored result".into())
+                }
                 (Phase::Succeeded, _) | (Phase::Failed, Failure::ErrorReply) => from_response(),
                 (Phase::Failed, Failure::Timeout) => (Told::Failure, "the client timed out".into()),
                 (Phase::Failed, Failure::Disconnect) => match failed {

@@ -8,6 +8,7 @@ use crate::replay::observer::Observer;
 use crate::replay::process::LaunchSpec;
 use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
+use mcp_once_model::profile::KeySemantics;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::json;
@@ -136,6 +137,24 @@ impl FixturePaths {
         let mut opts = self.options(sdk, transport, dir, &["--variant", variant, "--retention-ms", &ms])?;
         opts.key_retention = Some(KEY_RETENTION);
         Ok(opts)
+    }
+
+    /// [`FixturePaths::options_for`] for a cell under `profile`: a key server of a profile whose
+    /// keys only name calls for an outcome query (`idempotency_semantics = status-query`) is
+    /// the variant started with `--outcome-query`, which records but does not deduplicate.
+    pub fn options_for_profile(
+        &self,
+        sdk: Sdk,
+        server: ServerImpl,
+        profile: &Profile,
+        transport: Transport,
+        dir: &Path,
+    ) -> Result<ReplayOptions, String> {
+        let variant = sdk.variant_for(server)?;
+        if server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery {
+            return self.options(sdk, transport, dir, &["--variant", variant, "--outcome-query"]);
+        }
+        self.options(sdk, transport, dir, &["--variant", variant])
     }
 
     /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`

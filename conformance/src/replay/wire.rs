@@ -327,13 +327,15 @@ async fn post(
     if let Some(v) = protocol {
         if v.as_str() >= "2026-07-28" {
             // SEP-2243 standard headers, which 2026-07-28 servers may require: the method,
-            // and the name a request acts on (printable ASCII names only).
+            // and the name a request acts on (printable ASCII names only; a task's id for
+            // `tasks/get`, as the tasks extension has it).
             let msg: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
             if let Some(method) = msg.get("method").and_then(Value::as_str) {
                 req = req.header("mcp-method", method);
                 let name = match method {
                     "tools/call" | "prompts/get" => msg.pointer("/params/name"),
                     "resources/read" => msg.pointer("/params/uri"),
+                    "tasks/get" => msg.pointer("/params/taskId"),
                     _ => None,
                 };
                 if let Some(n) = name.and_then(Value::as_str).filter(|n| n.bytes().all(|b| (0x20..0x7f).contains(&b))) {
