@@ -127,16 +127,7 @@ impl FixturePaths {
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
-        let variant = sdk.variant_for(server)?;
-        if server != ServerImpl::KeyExpiring {
-            return self.options(sdk, transport, dir, &["--variant", variant]);
-        }
-        // A retention short enough to wait out in a replay, long enough for every step a
-        // trace takes while its record must still be held.
-        let ms = KEY_RETENTION.as_millis().to_string();
-        let mut opts = self.options(sdk, transport, dir, &["--variant", variant, "--retention-ms", &ms])?;
-        opts.key_retention = Some(KEY_RETENTION);
-        Ok(opts)
+        self.variant_options(sdk, server, false, transport, dir)
     }
 
     /// [`FixturePaths::options_for`] for a cell under `profile`: a key server of a profile whose
@@ -150,11 +141,35 @@ impl FixturePaths {
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
-        let variant = sdk.variant_for(server)?;
-        if server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery {
-            return self.options(sdk, transport, dir, &["--variant", variant, "--outcome-query"]);
+        let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
+        self.variant_options(sdk, server, status_query, transport, dir)
+    }
+
+    /// The variant's options: `--outcome-query` when asked, and for `key-expiring` a retention
+    /// short enough to wait out in a replay, long enough for every step a trace takes while its
+    /// record must still be held.
+    fn variant_options(
+        &self,
+        sdk: Sdk,
+        server: ServerImpl,
+        outcome_query: bool,
+        transport: Transport,
+        dir: &Path,
+    ) -> Result<ReplayOptions, String> {
+        let ms = KEY_RETENTION.as_millis().to_string();
+        let mut extra = vec!["--variant", sdk.variant_for(server)?];
+        if outcome_query {
+            extra.push("--outcome-query");
         }
-        self.options(sdk, transport, dir, &["--variant", variant])
+        let expiring = server == ServerImpl::KeyExpiring;
+        if expiring {
+            extra.extend(["--retention-ms", &ms]);
+        }
+        let mut opts = self.options(sdk, transport, dir, &extra)?;
+        if expiring {
+            opts.key_retention = Some(KEY_RETENTION);
+        }
+        Ok(opts)
     }
 
     /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`
