@@ -24,6 +24,14 @@ impl Driver<'_> {
         })?;
         let id = Value::from(rec.id);
         let key = Some(rec.key).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
+        // A stdio pipe keeps the client's order: a cancellation held back is written before
+        // anything the client sends after it (it may be late, never overtaken).
+        if self.session.opts.target.transport() == Transport::Stdio && !self.deferred.is_empty() {
+            let delivered = self.deliver_deferred(None).await?;
+            if !delivered.is_empty() {
+                self.note(format!("before this send, over the same pipe: {}", delivered.join("; ")));
+            }
+        }
         if let Some(why) = self.session.check_exit() {
             if state.server.up || rec.server != ServerSide::Lost {
                 return Err(stop(
