@@ -23,7 +23,7 @@ impl Driver<'_> {
             stop(ReplayVerdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
         })?;
         let id = Value::from(rec.id);
-        let key = Some(rec.key).filter(|k| *k > 0).map(|k| format!("{}-c{call}-k{k}", self.nonce));
+        let key = Some(rec.key).filter(|k| *k > 0).map(|k| self.key_name(call, k));
         // A stdio pipe keeps the client's order: a cancellation held back is written before
         // anything the client sends after it (it may be late, never overtaken).
         if self.session.opts.target.transport() == Transport::Stdio && !self.deferred.is_empty() {

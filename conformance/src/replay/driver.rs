@@ -99,6 +99,12 @@ impl<'t> Driver<'t> {
         format!("{}-c{call}", self.nonce)
     }
 
+    /// The idempotency key the runner sends for key number `key` of `call` (the model's key
+    /// counter, from 1): also the outcome query's `taskId` and what the ledger records.
+    pub(crate) fn key_name(&self, call: u8, key: u8) -> String {
+        format!("{}-k{key}", self.call_tag(call))
+    }
+
     pub(crate) fn note(&mut self, text: String) {
         self.session.evidence.note(text.clone());
         self.notes.push(text);

@@ -41,7 +41,7 @@ impl Driver<'_> {
         let key = state.latest(c).map(|a| state.attempts[c][a].key).filter(|k| *k > 0).ok_or_else(|| {
             stop(ReplayVerdict::Diverged, format!("the trace asks for the outcome of call {call}, which has no key"))
         })?;
-        let task_id = format!("{}-k{key}", self.call_tag(call));
+        let task_id = self.key_name(call, key);
         let expected = if state.calls[c].queried { Answer::Unknown } else { Answer::Completed };
         let mut params = self.session.with_meta(json!({ "taskId": task_id }));
         if let Some(caps) = params.pointer_mut("/_meta/io.modelcontextprotocol~1clientCapabilities") {

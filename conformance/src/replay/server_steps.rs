@@ -93,7 +93,7 @@ impl Driver<'_> {
                 "KeyExpires: the record's time is read from the ledger, and the observer is not one",
             ));
         };
-        let name = format!("{}-c{call}-k{key}", self.nonce);
+        let name = self.key_name(call, key);
         let lines = read_ledger_lines(path, filter.as_ref()).await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
         let line = lines.iter().rev().find(|l| l.get("idempotency_key").and_then(Value::as_str) == Some(name.as_str()));
         let Some(time) = line.and_then(|l| l.get("time")).and_then(Value::as_str).map(str::to_string) else {
