@@ -9,8 +9,13 @@ dev) profile_dir=debug ;;
 esac
 bin_dir="${CARGO_TARGET_DIR:-target}/$profile_dir"
 
-# The mcp-once binary of that profile, built first if it is missing or stale.
+# The mcp-once binary of that profile, built first if it is missing or stale; MCP_ONCE_BIN=PATH
+# runs that binary instead (a copy, so a long run is not disturbed by a rebuild).
 mcp_once_bin() {
+    if [[ -n ${MCP_ONCE_BIN:-} ]]; then
+        echo "$MCP_ONCE_BIN"
+        return
+    fi
     cargo build --profile "$profile" --locked -q -p mcp-once --bin mcp-once >&2
     echo "$bin_dir/mcp-once"
 }
