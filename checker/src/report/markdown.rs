@@ -104,8 +104,12 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
         for (knob, value, cite) in rules::citations(m, a) {
             let _ = writeln!(
                 out,
-                "   - allowed by `{knob} = {value}`: {} `{}` § {}: \"{}\"",
-                cite.revision, cite.path, cite.section, cite.quote
+                "   - allowed by `{knob} = {value}`: {} `{}` § {}{}: \"{}\"",
+                cite.revision,
+                cite.path,
+                cite.section,
+                cite.standing(),
+                cite.quote
             );
         }
     }
