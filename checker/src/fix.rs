@@ -11,8 +11,11 @@ use mcp_once_model::{Budget, ClientPolicy, Config, KeyLifetime, Options, Profile
 /// Whose issue a report is: what its title and suggested fix address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Audience {
+    /// The server's SDK or implementation.
     Server,
+    /// The client's or framework's retry policy.
     Client,
+    /// The specification: a missing dedup key or delivery guarantee.
     Spec,
 }
 

@@ -300,7 +300,7 @@ fn server_words(s: ServerImpl) -> &'static str {
 /// What a client policy does, in words.
 fn client_words(c: ClientPolicy) -> &'static str {
     match c {
-        ClientPolicy::NoRetry => "do not retry a tools/call automatically",
+        ClientPolicy::NoRetry => "not retry a tools/call automatically",
         ClientPolicy::RetryOnTimeout => "retry a tools/call after a timeout",
         ClientPolicy::RetryOnDisconnect => "retry a tools/call after a lost connection",
         ClientPolicy::RetryAny => "retry after a timeout, a lost connection or an error",
