@@ -244,8 +244,16 @@ fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
     let out = mcp_once!().arg("explain").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
-    assert!(md.starts_with("## `at-most-once` violated"), "{md}");
+    // Without evidence the issue is the spec's: the title names the profile and what happened.
+    assert!(
+        md.starts_with("## mcp-2025-11-25 (")
+            && md.lines().next().unwrap().contains("one tools/call takes effect 2 times"),
+        "{md}"
+    );
     assert!(md.contains("executes one logical tool call 2 times"), "{md}");
+    for section in ["### Expected", "### Actual", "### Why the spec allows it", "### Suggested fix", "### Reproduce"] {
+        assert!(md.contains(section), "{section}: {md}");
+    }
     assert!(md.contains("| steps (shortest) | 9 |"), "{md}");
     assert!(md.contains("allowed by `request_id_scope = session`"), "{md}");
     assert!(
