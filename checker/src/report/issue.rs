@@ -265,7 +265,7 @@ fn rules_paragraph(issue: &Issue) -> String {
                 .into_iter()
                 .find(|w| cite.quote.contains(w))
                 .unwrap_or("no keyword: an absence of a rule");
-            let _ = writeln!(out, "- {name} ({} § {}): {strength}", cite.revision, cite.section);
+            let _ = writeln!(out, "- {name} ({} § {}{}): {strength}", cite.revision, cite.section, cite.standing());
             seen.push(name);
         }
     }
