@@ -39,7 +39,8 @@ const SKIPPED: &[(&str, &str)] = &[
 ];
 
 /// The exit code each example documents, by the start of its command: 1 when a property is
-/// violated (check, matrix, merge), a diff changes cells, a replay is confirmed; 0 otherwise.
+/// violated (check, matrix, merge), a diff changes cells, a replay is confirmed; 0 otherwise
+/// (confirm: 0 when every counterexample is confirmed).
 const EXIT: &[(&str, i32)] = &[
     ("mcp-once check --trace ", 0),
     ("mcp-once check ", 1),
@@ -52,6 +53,7 @@ const EXIT: &[(&str, i32)] = &[
     ("mcp-once bench ", 0),
     ("mcp-once fixture ", 0),
     ("mcp-once probe ", 1),
+    ("mcp-once confirm ", 0),
 ];
 
 /// The subcommands an inline example may start with.

@@ -163,15 +163,38 @@ fn dedup_by_id_no_silent_effect_is_confirmed() {
     assert!(result.reason.contains("reported failed for good"), "{}", result.reason);
 }
 
-/// Python has no `plain` (its SDK honours cancellation): asking for it is an error naming why,
-/// not a replay on the wrong server. Every SDK has the key stores.
+/// The same trace on `plain`, a server that ignores cancellation, runs twice on every SDK: the
+/// Python SDK interrupts a cancelled handler, and its `plain` fixture shields its handler from
+/// that, as a server that does not honour cancellation would.
 #[test]
-fn a_behaviour_an_sdk_cannot_have_is_refused() {
-    assert!(Sdk::Python.variant_for(ServerImpl::Plain).unwrap_err().contains("cancel"));
+fn plain_ignores_a_cancellation_read_before_the_commit_on_every_sdk() {
+    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
+    let (trace, profile) = counterexample(
+        Transport::Stdio,
+        ClientPolicy::RetryOnTimeout,
+        ServerImpl::Plain,
+        bounds,
+        PropertyKind::AtMostOnce,
+    );
     for sdk in Sdk::ALL {
-        assert_eq!(sdk.variant_for(ServerImpl::KeyDurable), Ok("key-durable"), "{}", sdk.as_str());
-        assert_eq!(sdk.variant_for(ServerImpl::KeyExpiring), Ok("key-expiring"), "{}", sdk.as_str());
+        let name = format!("plain-ignores-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, ServerImpl::Plain, &name);
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_text());
     }
-    assert_eq!(Sdk::Rust.variant_for(ServerImpl::DedupByIdDurable), Ok("dedup-by-id-durable"));
+}
+
+/// Every SDK's fixture has every server behaviour; what an SDK cannot do is speak a revision
+/// (TypeScript 1.32.2 and 2026-07-28), said as a reason, not replayed on the wrong server.
+#[test]
+fn every_sdk_has_every_behaviour_and_says_which_revision_it_cannot_speak() {
+    for sdk in Sdk::ALL {
+        for &server in ServerImpl::ALL {
+            assert!(sdk.variant_for(server).is_ok(), "{} {server}", sdk.as_str());
+        }
+    }
+    assert_eq!(Sdk::Python.variant_for(ServerImpl::Plain), Ok("plain"));
     assert_eq!(Sdk::Python.variant_for(ServerImpl::HonoursCancel), Ok("honours-cancel"));
+    assert!(Sdk::TypeScript.speaks(Revision::R2026_07_28).unwrap_err().contains("2026-07-28"));
+    assert!(Sdk::Python.speaks(Revision::R2026_07_28).is_ok());
 }
