@@ -180,8 +180,10 @@ fn a_behaviour_an_sdk_cannot_have_is_refused() {
 /// handler's abort signal lets the `honours-cancel` fixture drop it. Over HTTP it does not:
 /// under 2025-11-25 the SDK serves HTTP statelessly, and the `notifications/cancelled` POST goes
 /// to another server instance (answered 202, dropped); under 2026-07-28 a connection closed by
-/// hand during the hold does abort the handler, but the replay's stream close does not reach it
-/// before the commit (not explained yet).
+/// hand during the hold does abort the handler, but the runner closes a stream only once it has
+/// its response headers, and the SDK's default (`auto`) response mode sends them with the
+/// result, after the commit. (With `responseMode: 'sse'` and the headers flushed at once the
+/// replay still saw 2 effects: not explained yet.)
 #[test]
 fn typescript_v2_cancellation_as_measured() {
     let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
