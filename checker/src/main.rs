@@ -14,6 +14,7 @@ mod cli;
 mod commands;
 mod compare;
 mod confirm;
+mod fix;
 mod report;
 mod run;
 mod shard;

@@ -244,8 +244,16 @@ fn explain_writes_an_issue_report_with_a_well_formed_mermaid_sequence() {
     let out = mcp_once!().arg("explain").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
-    assert!(md.starts_with("## `at-most-once` violated"), "{md}");
+    // Without evidence the issue is the spec's: the title names the profile and what happened.
+    assert!(
+        md.starts_with("## mcp-2025-11-25 (")
+            && md.lines().next().unwrap().contains("one tools/call takes effect 2 times"),
+        "{md}"
+    );
     assert!(md.contains("executes one logical tool call 2 times"), "{md}");
+    for section in ["### Expected", "### Actual", "### Why the spec allows it", "### Suggested fix", "### Reproduce"] {
+        assert!(md.contains(section), "{section}: {md}");
+    }
     assert!(md.contains("| steps (shortest) | 9 |"), "{md}");
     assert!(md.contains("allowed by `request_id_scope = session`"), "{md}");
     assert!(
@@ -421,4 +429,35 @@ fn check_format_markdown_prints_markdown() {
     assert!(md.contains("## `at-most-once` violated"), "each counterexample's report: {md}");
     assert!(md.contains("```mermaid") && md.contains("tools/call, retry (call 0, id 2)"), "{md}");
     assert!(md.contains("| bounds | 1 call, 1 retry, 0 crashes |"), "{md}");
+}
+
+#[test]
+fn a_2026_07_28_report_marks_the_changelog_must_as_not_normative() {
+    // A stream break and a retry: every retry step cites the changelog's "clients MUST re-issue".
+    let cell = [
+        "check",
+        "--profile",
+        "mcp-2026-07-28",
+        "--transport",
+        "http",
+        "--client",
+        "retry-on-disconnect",
+        "--crashes",
+        "0",
+        "--property",
+        "at-most-once",
+    ];
+    for format in ["text", "markdown"] {
+        let out = mcp_once!().args(cell).args(["--format", format]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let report = stdout(&out);
+        let cited: Vec<&str> = report.lines().filter(|l| l.contains("changelog.mdx")).collect();
+        assert!(!cited.is_empty(), "{format}: the retry step cites the changelog:\n{report}");
+        for line in cited {
+            assert!(line.contains("not normative"), "{format}: a changelog MUST printed as normative: {line}");
+        }
+    }
+    let out = mcp_once!().args(["profiles", "mcp-2026-07-28"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.lines().filter(|l| l.contains("changelog.mdx")).all(|l| l.contains("not normative")), "{text}");
 }

@@ -2,7 +2,7 @@
 //! line `@modelcontextprotocol/server` 2.4.0, Python `mcp` 2.3.0, Rust rmcp 3.11.0), real
 //! processes over stdio and Streamable HTTP: the four scenarios of the problem statement are
 //! confirmed with their counts (2, 2, 2, 3), on the v2 line under 2026-07-28 as well, and the
-//! SEP-3182 key stores hold or fail as the model says. After every replay, every process group
+//! SEP-3182 key stores of every fixture hold or fail as the model says. After every replay, every process group
 //! the runner started is checked to be gone.
 //!
 //! Needs `conformance/fixtures/install.sh` to have run (scripts/test does it); a missing install
@@ -249,6 +249,51 @@ fn sep_3182_key_stores_hold_or_fail_as_the_model_says() {
         } else {
             assert_eq!(keys[0]["pid"], json!(pid), "{keys:?}");
             assert_eq!(ledger.len(), 3, "no record, so the same key ran again");
+        }
+    }
+}
+
+/// The SEP-3182 key stores of the TypeScript and Python fixtures, started as `mcp-once confirm`
+/// starts them (`FixturePaths::options_for`), on both transports: the trace that breaks a
+/// volatile store is confirmed on `key-volatile` (the record dies with the process: two
+/// effects) and not reproduced on `key-durable` (the retry is answered from the record the
+/// restarted server reloaded: one effect); the trace that breaks a store written after the
+/// effect is confirmed on `key-after-effect`.
+#[test]
+fn sep_3182_key_stores_of_the_typescript_and_python_fixtures() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        let trace_for = |server| {
+            model_trace(
+                "sep-3182",
+                transport,
+                ClientPolicy::RetryOnDisconnect,
+                KeyLifetime::PerCall,
+                server,
+                1,
+                1,
+                Wanted::Shortest,
+            )
+            .unwrap()
+        };
+        let (volatile_trace, profile) = trace_for(ServerImpl::KeyVolatile);
+        let (after_trace, _) = trace_for(ServerImpl::KeyAfterEffect);
+        for sdk in [Sdk::TypeScript, Sdk::Python] {
+            for (trace, trace_name, server, verdict, effects) in [
+                (&volatile_trace, "volatile-trace", ServerImpl::KeyVolatile, Verdict::Confirmed, 2),
+                (&volatile_trace, "volatile-trace", ServerImpl::KeyDurable, Verdict::NotReproduced, 1),
+                (&after_trace, "after-effect-trace", ServerImpl::KeyAfterEffect, Verdict::Confirmed, 2),
+            ] {
+                let label = format!("{} {} {trace_name} vs {}", sdk.as_str(), transport.as_str(), server.as_str());
+                let dir = temp(&label.replace(' ', "-"));
+                let opts = paths().options_for(sdk, server, transport, &dir).unwrap_or_else(|e| panic!("{e}"));
+                let result = run(trace, profile.clone(), opts, &label);
+                assert_verdict(&result, verdict, effects, &label);
+                if verdict == Verdict::NotReproduced {
+                    assert!(result.reason.contains("answered"), "{label}: {}", result.reason);
+                }
+                let lines = jsonl::read(&dir.ledger());
+                assert!(lines.iter().all(|l| l["sdk"] == sdk.as_str()), "{label}: {lines:?}");
+            }
         }
     }
 }

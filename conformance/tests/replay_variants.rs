@@ -163,12 +163,15 @@ fn dedup_by_id_no_silent_effect_is_confirmed() {
     assert!(result.reason.contains("reported failed for good"), "{}", result.reason);
 }
 
-/// Python has no `plain` (its SDK honours cancellation) and TypeScript no key store: asking for
-/// them is an error naming why, not a replay on the wrong server.
+/// Python has no `plain` (its SDK honours cancellation): asking for it is an error naming why,
+/// not a replay on the wrong server. Every SDK has the key stores.
 #[test]
 fn a_behaviour_an_sdk_cannot_have_is_refused() {
     assert!(Sdk::Python.variant_for(ServerImpl::Plain).unwrap_err().contains("cancel"));
-    assert!(Sdk::TypeScript.variant_for(ServerImpl::KeyDurable).is_err());
+    for sdk in Sdk::ALL {
+        assert_eq!(sdk.variant_for(ServerImpl::KeyDurable), Ok("key-durable"), "{}", sdk.as_str());
+        assert_eq!(sdk.variant_for(ServerImpl::KeyExpiring), Ok("key-expiring"), "{}", sdk.as_str());
+    }
     assert_eq!(Sdk::Rust.variant_for(ServerImpl::DedupByIdDurable), Ok("dedup-by-id-durable"));
     assert_eq!(Sdk::Python.variant_for(ServerImpl::HonoursCancel), Ok("honours-cancel"));
 }

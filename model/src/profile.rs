@@ -33,11 +33,35 @@ pub struct Citation {
     /// Optional reading of the clause (not spec text), e.g. when the rule is an absence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Whether the text is normative: `false` for a sentence found only in a changelog or other
+    /// non-normative page, which reports then mark as such (a changelog's MUST binds nobody).
+    #[serde(default = "normative_default", skip_serializing_if = "is_true")]
+    pub normative: bool,
+}
+
+fn normative_default() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl Citation {
+    /// The marker a report puts after the section of a non-normative citation (empty for a
+    /// normative one).
+    pub fn standing(&self) -> &'static str {
+        if self.normative {
+            ""
+        } else {
+            " (not normative: changelog text only)"
+        }
+    }
 }
 
 impl fmt::Display for Citation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} § {}: \"{}\"", self.revision, self.path, self.section, self.quote)
+        write!(f, "{} {} § {}{}: \"{}\"", self.revision, self.path, self.section, self.standing(), self.quote)
     }
 }
 
@@ -344,6 +368,12 @@ macro_rules! raw_knobs {
             let knobs = Knobs {
                 $($field: match (raw.$field, base.as_ref()) {
                     (Some(k), _) => {
+                        if k.cite.normative && k.cite.path.ends_with("changelog.mdx") {
+                            return Err(invalid(file, text, k.value.span(), format!(
+                                "`knobs.{}.cite` quotes a changelog, which is not normative text: set `normative = false` there (and cite the normative page in `note`, if there is one)",
+                                stringify!($field)
+                            )));
+                        }
                         spans.insert(KnobId::$id, k.value.span());
                         Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string() }
                     }

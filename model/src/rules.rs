@@ -18,7 +18,7 @@ pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
         Action::ClientTimeout { .. } => vec![K::TimeoutSendsCancel],
         Action::ClientCancel { .. } => vec![if http { K::HttpCancel } else { K::StdioCancel }],
         Action::ClientReceive { .. } => vec![],
-        Action::ClientSeesDisconnect { .. } => vec![K::StdioRestart],
+        Action::ClientSeesDisconnect { .. } => vec![if http { K::SseResumability } else { K::StdioRestart }],
         Action::ClientQueryOutcome { .. } => vec![K::IdempotencySemantics],
         Action::ClientRetry { .. } => vec![K::ReissueLostRequest, K::RetryRequestId, K::RequestIdScope],
         Action::StepFails { .. } => vec![],

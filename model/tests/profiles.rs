@@ -145,3 +145,34 @@ fn an_unknown_profile_name_lists_the_builtins() {
     let err = Profile::load("mcp-1999").unwrap_err().to_string();
     assert!(err.contains("mcp-2025-11-25") && err.contains("sep-3182"), "{err}");
 }
+
+#[test]
+fn a_changelog_citation_must_say_it_is_not_normative() {
+    let cite = CITE.replace("path = \"p\"", "path = \"docs/specification/2026-07-28/changelog.mdx\"");
+    let err = error_of(&format!("{HEADER}[knobs.request_id_scope]\nvalue = \"session\"\n{cite}"));
+    assert!(err.contains(":7:") && err.contains("request_id_scope"), "{err}");
+    assert!(err.contains("normative = false"), "{err}");
+    let dir = temp_dir("changelog");
+    let ok = write(
+        &dir,
+        "ok.toml",
+        &format!("{HEADER}[knobs.request_id_scope]\nvalue = \"session\"\n{cite}normative = false\n"),
+    );
+    let p = Profile::load(&ok).unwrap();
+    let (_, _, cite, _) = p.knob_table().into_iter().find(|(k, ..)| *k == KnobId::RequestIdScope).unwrap();
+    assert!(!cite.normative);
+    assert!(cite.to_string().contains("not normative"), "{cite}");
+}
+
+#[test]
+fn the_2026_07_28_reissue_must_is_marked_as_changelog_only() {
+    let p = Profile::load("mcp-2026-07-28").unwrap();
+    for (knob, _, cite, _) in p.knob_table() {
+        let from_changelog = cite.path.ends_with("changelog.mdx");
+        assert_eq!(!cite.normative, from_changelog, "{knob}: {cite}");
+        if matches!(knob, KnobId::ReissueLostRequest | KnobId::RetryRequestId) {
+            assert!(from_changelog, "{knob}");
+            assert!(cite.note.as_deref().is_some_and(|n| n.contains("normative")), "{knob} names the normative text");
+        }
+    }
+}

@@ -1,13 +1,18 @@
-//! `mcp-once explain`: an issue-ready Markdown report of a trace file, with a replay's evidence
-//! if given.
+//! `mcp-once explain`: the issue for the project where the bug lives, from a trace file and, if
+//! given, a replay's evidence: who (the server and client by name and version), what was
+//! expected and what happened, why the spec allows it, the fix the model proves, how to
+//! reproduce it. Paths are redacted unless `--keep-paths`.
 
-use crate::report;
+use crate::fix::{self, Audience};
+use crate::report::issue::{issue_markdown, Issue, GITHUB_LIMIT};
+use crate::report::redact::Redactor;
+use crate::report::replay::ReplayEvidence;
 use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
-
-use std::path::PathBuf;
+use mcp_once_model::PropertyKind;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Options of `mcp-once explain`.
@@ -15,28 +20,62 @@ use std::process::ExitCode;
 pub struct ExplainArgs {
     /// The trace file (as written by check --out or matrix --out).
     trace: PathBuf,
-    /// A replay's evidence folder (replay --evidence): adds its verdict, steps and wire log.
+    /// A replay's evidence folder (replay --evidence): names the server and client, adds the
+    /// verdict, the counts and the wire log.
     #[arg(long, value_name = "DIR")]
     evidence: Option<PathBuf>,
+    /// Whose issue it is (what the title and the suggested fix address): the server's SDK, the
+    /// client's retry policy, or the spec. Default: server with --evidence, spec without.
+    #[arg(long = "for", value_enum, value_name = "WHO")]
+    audience: Option<Audience>,
+    /// Keep the machine's absolute paths (by default they become placeholders such as
+    /// `<evidence>/evidence.jsonl` or `<fixtures>/typescript/server.mjs`).
+    #[arg(long)]
+    keep_paths: bool,
 }
 
 /// Run `mcp-once explain`.
 pub fn run(a: ExplainArgs) -> Result<ExitCode> {
-    cmd_explain(&a.trace, a.evidence.as_deref())
-}
-
-/// The report of the trace at `path`, and of the replay whose evidence is in `evidence`.
-fn cmd_explain(path: &std::path::Path, evidence: Option<&std::path::Path>) -> Result<ExitCode> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
+    let file = a.trace.display().to_string();
+    let text = std::fs::read_to_string(&a.trace).map_err(|e| anyhow!("{file}: cannot read trace: {e}"))?;
     let trace = TraceFile::parse(&file, &text)?;
     let mut loaded = builtins();
     let profile = profile_for(&trace.config.profile, &mut loaded)?;
     let valid = trace.validate(&file, &profile)?;
-    let replay_section = evidence.map(report::replay_markdown).transpose()?;
-    print!("{}", report::explain_markdown(&valid.model, &trace.property, &valid.path, &file));
-    if let Some(section) = replay_section {
-        print!("{section}");
-    }
+    let evidence = a.evidence.as_deref().map(ReplayEvidence::load).transpose()?;
+    let dir = a.evidence.as_deref().map(|d| d.display().to_string()).unwrap_or_default();
+    let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
+    // The worst case's fix is the fix for its property: no call taking effect twice.
+    let property = trace.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
+    let fix = fix::search(&valid.model.config, property, audience)?;
+    let issue = Issue {
+        model: &valid.model,
+        property: &trace.property,
+        cex: &valid.path,
+        trace_file: &file,
+        evidence: evidence.as_ref().map(|e| (e, dir.as_str())),
+        audience,
+        fix: &fix,
+    };
+    let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());
+    print!("{}", fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The report cut at a line to stay under a GitHub comment's limit, should redaction or
+/// `--keep-paths` have made it longer than the fold allowed for (saying where the rest is).
+fn fit(report: &str, evidence: Option<&Path>) -> String {
+    if report.len() < GITHUB_LIMIT {
+        return report.to_string();
+    }
+    let note = format!(
+        "\n\n(The report was cut here to stay under {GITHUB_LIMIT} characters; the whole wire log is in {}.)\n",
+        evidence.map_or("the evidence folder".into(), |_| "the evidence folder's evidence.jsonl".to_string())
+    );
+    let mut cut = GITHUB_LIMIT - note.len() - 1;
+    while !report.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = report[..cut].rfind('\n').unwrap_or(cut);
+    format!("{}{note}", &report[..cut])
 }

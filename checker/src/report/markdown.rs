@@ -74,6 +74,39 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
     };
     let _ = writeln!(out, "## {title}\n");
     let _ = writeln!(out, "{}\n", summary_paragraph(m, property, cex));
+    out.push_str(&parameter_table(m, property, cex));
+    let _ = writeln!(out, "\n### Trace\n");
+    out.push_str(&cited_steps(m, cex));
+    let _ = writeln!(out, "\n### Sequence\n\n```mermaid\n{}```\n", mermaid(cex));
+    let _ = writeln!(out, "### Reproduce\n");
+    let _ = writeln!(out, "Model: `mcp-once check {cfg}{}`  ", property_flag(property));
+    let _ = writeln!(out, "Validate this trace: `mcp-once check --trace {trace_file}`  ");
+    let _ = writeln!(out, "Replay on a real server: `mcp-once replay {trace_file} --stdio \"SERVER COMMAND\" --tool NAME --args JSON --observe ledger:PATH --evidence DIR`, then `mcp-once explain {trace_file} --evidence DIR` adds the verdict and the wire log here.\n");
+    out.push_str(&found_by());
+    out
+}
+
+/// The closing line of a report: which mcp-once found it, and how.
+pub fn found_by() -> String {
+    format!(
+        "<sub>Found by mcp-once {}: exhaustive breadth-first search within the bounds above; the trace is a shortest one.</sub>\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// ` --property P` for a `check` command (nothing for the worst case, which `check` always reports).
+pub fn property_flag(property: &str) -> String {
+    if property == "worst-case" {
+        String::new()
+    } else {
+        format!(" --property {property}")
+    }
+}
+
+/// The parameter table of a report: profile, configuration, bounds, property, counts.
+pub fn parameter_table(m: &McpModel, property: &str, cex: &Counterexample) -> String {
+    let cfg = &m.config;
+    let mut out = String::new();
     let _ = writeln!(out, "| parameter | value |\n|---|---|");
     let p = &m.profile;
     let _ = writeln!(out, "| profile | `{}` ({}) |", p.name, p.title);
@@ -97,25 +130,27 @@ pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trac
     ] {
         let _ = writeln!(out, "| {k} | {v} |");
     }
-    let _ = writeln!(out, "\n### Trace\n");
+    out
+}
+
+/// The trace's steps, numbered, each with the profile's rule that allows it, cited.
+pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
+    let mut out = String::new();
     for (i, a) in cex.actions.iter().enumerate() {
         let what = rules::describe(m, &cex.states[i], a, &cex.states[i + 1]);
         let _ = writeln!(out, "{}. **{}** `{}`: {what}", i + 1, a.actor(), a);
         for (knob, value, cite) in rules::citations(m, a) {
             let _ = writeln!(
                 out,
-                "   - allowed by `{knob} = {value}`: {} `{}` § {}: \"{}\"",
-                cite.revision, cite.path, cite.section, cite.quote
+                "   - allowed by `{knob} = {value}`: {} `{}` § {}{}: \"{}\"",
+                cite.revision,
+                cite.path,
+                cite.section,
+                cite.standing(),
+                cite.quote
             );
         }
     }
-    let _ = writeln!(out, "\n### Sequence\n\n```mermaid\n{}```\n", mermaid(cex));
-    let _ = writeln!(out, "### Reproduce\n");
-    let prop_flag = if property == "worst-case" { String::new() } else { format!(" --property {property}") };
-    let _ = writeln!(out, "Model: `mcp-once check {cfg}{prop_flag}`  ");
-    let _ = writeln!(out, "Validate this trace: `mcp-once check --trace {trace_file}`  ");
-    let _ = writeln!(out, "Replay on a real server: `mcp-once replay {trace_file} --stdio \"SERVER COMMAND\" --tool NAME --args JSON --observe ledger:PATH --evidence DIR`, then `mcp-once explain {trace_file} --evidence DIR` adds the verdict and the wire log here.\n");
-    let _ = writeln!(out, "<sub>Found by mcp-once {}: exhaustive breadth-first search within the bounds above; the trace is a shortest one.</sub>", env!("CARGO_PKG_VERSION"));
     out
 }
 
@@ -152,13 +187,12 @@ pub fn check_markdown(cell: &Cell) -> String {
 }
 
 /// What a property means, for a report's title (empty for `worst-case`).
-fn summary_property(p: &str) -> &'static str {
+pub fn summary_property(p: &str) -> &'static str {
     p.parse::<PropertyKind>().map(|k| k.meaning()).unwrap_or("")
 }
 
-/// The report's opening paragraph: configuration, faults, outcome.
-fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> String {
-    let cfg = &m.config;
+/// The faults of a trace, in words (`a client timeout, a server crash (SIGKILL) and restart`).
+pub fn faults(cex: &Counterexample) -> String {
     let names: Vec<&str> = cex.actions.iter().map(|a| a.name()).collect();
     let mut faults = Vec::new();
     if names.contains(&"ClientTimeout") {
@@ -176,7 +210,17 @@ fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> Stri
     if names.contains(&"StepFails") {
         faults.push("a failure of the step around the call");
     }
-    let faults = if faults.is_empty() { "no fault at all".to_string() } else { faults.join(", ") };
+    if faults.is_empty() {
+        "no fault at all".to_string()
+    } else {
+        faults.join(", ")
+    }
+}
+
+/// The report's opening paragraph: configuration, faults, outcome.
+pub fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> String {
+    let cfg = &m.config;
+    let faults = faults(cex);
     let outcome = match property {
         "at-most-once" | "exactly-once" | "worst-case" => {
             format!("the server executes one logical tool call {} times", cex.effects())

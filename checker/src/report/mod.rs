@@ -4,12 +4,11 @@
 pub mod bench;
 pub mod confirm;
 pub mod diff;
+pub mod issue;
 pub mod json;
 pub mod markdown;
 pub mod profiles;
+pub mod redact;
 pub mod replay;
 pub mod table;
 pub mod text;
-
-pub use markdown::explain_markdown;
-pub use replay::replay_markdown;

@@ -177,6 +177,7 @@ mod tests {
             section: "Timeouts".into(),
             quote: String::new(),
             note: None,
+            normative: true,
         };
         assert_eq!(reference(&c).url, "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle");
     }

@@ -55,8 +55,8 @@ impl Driver<'_> {
         self.arm_crash_point((call, attempt)).await;
         let tag = self.call_tag(call);
         let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
-        let held = self.read_after_expiry((call, attempt));
-        if held {
+        let late = self.read_late((call, attempt));
+        if late.is_some() {
             self.held_requests.insert((call, attempt), msg);
         } else {
             self.session.send(&msg).await.map_err(|e| {
@@ -80,22 +80,48 @@ impl Driver<'_> {
             };
             note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
         }
-        if held {
-            note.push_str("; its write waits for the trace's ServerReceive, a key record expiring before the server reads it (a server reads a request as it arrives)");
+        if let Some(why) = late {
+            note.push_str(&format!("; its write waits for the trace's ServerReceive of it: {why}"));
         }
         Ok(Done::driven(note))
     }
 
-    /// Whether the trace has a key record expire between attempt `a`'s send and the server's
-    /// read of it (with no crash between, which would lose the request).
-    fn read_after_expiry(&self, a: AttemptId) -> bool {
+    /// Why attempt `a`'s request is written only at the trace's `ServerReceive` of it (or not
+    /// at all), if it is: a key record expires between the client's send and the server's read
+    /// (on either transport; a server reads a request as it arrives), or, over HTTP, where each
+    /// request travels on its own POST, the trace's server does something else first (reads
+    /// another request, commits, answers an outcome query): to the server, a request late on
+    /// the network, or still on it when the trace ends if the trace never has it read. A pipe
+    /// keeps the client's order, so over stdio only the expiry holds a request. Never when a
+    /// crash follows the send (the request is lost on its way), nor over HTTP when its stream
+    /// must exist first: closed at once (a break that is no cancellation) or its cancellation
+    /// read.
+    fn read_late(&self, a: AttemptId) -> Option<&'static str> {
         let actions = &self.trace.actions;
-        let Some(sent) = actions.iter().position(|x| is_send(x) && attempt_of(x) == Some(a)) else { return false };
+        let sent = actions.iter().position(|x| is_send(x) && attempt_of(x) == Some(a))?;
         let receive = Action::ServerReceive { call: a.0, attempt: a.1 };
-        let Some(read) = actions[sent..].iter().position(|x| *x == receive) else { return false };
-        let between = &actions[sent..sent + read];
-        let lost = |x: &Action| *x == Action::ServerCrash || *x == Action::StreamBreak { call: a.0, attempt: a.1 };
-        between.iter().any(|x| matches!(x, Action::KeyExpires { .. })) && !between.iter().any(lost)
+        let read = actions[sent..].iter().position(|x| *x == receive);
+        let between = &actions[sent + 1..read.map_or(actions.len(), |r| sent + r)];
+        let http = self.session.opts.target.transport() == Transport::Http;
+        let closes_at_once = !self.profile.knobs.http_disconnect_is_cancel.value;
+        let needs_stream = |x: &Action| {
+            http && (*x == Action::ServerReceiveCancel { call: a.0, attempt: a.1 }
+                || (closes_at_once && *x == Action::StreamBreak { call: a.0, attempt: a.1 }))
+        };
+        if between.iter().any(|x| *x == Action::ServerCrash || needs_stream(x)) {
+            return None;
+        }
+        if read.is_some() && between.iter().any(|x| matches!(x, Action::KeyExpires { .. })) {
+            return Some("a key record expiring before the server reads it (a server reads a request as it arrives)");
+        }
+        let server_first = |x: &Action| x.internal() || matches!(x, Action::ClientQueryOutcome { .. });
+        if !http || !between.iter().any(server_first) {
+            return None;
+        }
+        Some(match read {
+            Some(_) => "the server reading another request, committing or answering a query first (over HTTP each request has its own POST: to the server, this one is late on the network)",
+            None => "the trace's server never reads it, and does other things after it was sent (over HTTP each request has its own POST: to the server, this one is still on the network when the trace ends)",
+        })
     }
 
     /// A send while the server is down (killed by the trace, not restarted yet): the model's

@@ -39,8 +39,8 @@ pub struct Driver<'t> {
     notes: Vec<String>,
     pub(crate) trace_name: String,
     pub(crate) deferred: Vec<(AttemptId, Deferred)>,
-    /// Requests whose write waits for the trace's `ServerReceive` (a key record expires between
-    /// the client's send and the server's read).
+    /// Requests whose write waits for the trace's `ServerReceive` (`Driver::read_late` says
+    /// why).
     pub(crate) held_requests: BTreeMap<AttemptId, Value>,
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
@@ -256,6 +256,9 @@ impl<'t> Driver<'t> {
         if !self.deferred.is_empty() {
             let done = self.deliver_deferred(None).await?;
             self.note(format!("after the last step: {}", done.join("; ")));
+        }
+        for (call, attempt) in self.held_requests.keys().copied().collect::<Vec<_>>() {
+            self.note(format!("call {call} attempt {attempt}: its request was never written (the trace's server never reads it: to the server, it was still on the network when the trace ended)"));
         }
         Ok(())
     }

@@ -97,12 +97,19 @@ impl Driver<'_> {
     }
 }
 
-/// Whether a `request_until` error is the JSON-RPC error for a nonexistent task (`-32602`).
+/// Whether a `request_until` error is the JSON-RPC error for a nonexistent task (`-32602`):
+/// answered as a JSON-RPC error, or over Streamable HTTP as a 4xx response whose body is that
+/// error response (the Python SDK 2.3.0 answers a 2026-07-28 request's error with HTTP 400).
 fn unknown_task(error: &str) -> bool {
-    error
-        .strip_prefix("error ")
-        .and_then(|e| serde_json::from_str::<Value>(e).ok())
-        .is_some_and(|e| e.get("code").and_then(Value::as_i64) == Some(-32602))
+    let rpc_error = match error.strip_prefix("error ") {
+        Some(e) => serde_json::from_str::<Value>(e).ok(),
+        None => error
+            .strip_prefix("HTTP 4")
+            .and_then(|rest| rest.split_once(": "))
+            .and_then(|(_, body)| serde_json::from_str::<Value>(body).ok())
+            .and_then(|response| response.get("error").cloned()),
+    };
+    rpc_error.is_some_and(|e| e.get("code").and_then(Value::as_i64) == Some(-32602))
 }
 
 /// `v` as compact JSON, cut to 200 characters.
@@ -125,5 +132,9 @@ mod tests {
         assert!(unknown_task(r#"error {"code":-32602,"message":"Failed to retrieve task: Task not found"}"#));
         assert!(!unknown_task(r#"error {"code":-32601,"message":"tasks/get"}"#));
         assert!(!unknown_task("no answer within the bound"));
+        let http = r#"HTTP 400: {"jsonrpc":"2.0","id":"mcp-once-3","error":{"code":-32602,"message":"Failed to retrieve task: Task not found (k)"}}"#;
+        assert!(unknown_task(http), "the Python SDK's 2026-07-28 HTTP answer");
+        assert!(!unknown_task(r#"HTTP 400: {"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}"#));
+        assert!(!unknown_task(r#"HTTP 500: {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}"#));
     }
 }

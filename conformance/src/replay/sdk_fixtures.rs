@@ -43,14 +43,12 @@ impl Sdk {
     }
 
     /// The `--variant` that makes this SDK's fixture the model's server `server`, or why the SDK
-    /// cannot be it. rmcp's fixture has every behaviour; the TypeScript one has no SEP-3182 key
-    /// store; the Python SDK itself interrupts a cancelled handler, so its fixture is never
-    /// `plain` (a server that ignores cancellation) and has no key store either.
+    /// cannot be it. Every fixture has every behaviour (the SEP-3182 key stores and their
+    /// `--outcome-query` included) but one: the Python SDK itself interrupts a cancelled
+    /// handler, so its fixture is never `plain` (a server that ignores cancellation).
     pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
         match (self, server) {
-            (Sdk::Rust, s) => Ok(Variant::for_server(s).as_str()),
             (Sdk::Python, ServerImpl::Plain) => Err("the Python SDK interrupts a cancelled handler: its fixture honours cancellation (honours-cancel), it cannot ignore it (plain)".into()),
-            (_, s) if s.uses_keys() => Err(format!("the {} fixture has no SEP-3182 key store ({s})", self.as_str())),
             (_, s) => Ok(Variant::for_server(s).as_str()),
         }
     }

@@ -43,6 +43,10 @@ impl Driver<'_> {
         let mut done = Vec::new();
         for (a, how) in now {
             let s = self.attempt(a)?;
+            if self.held_requests.contains_key(&a) {
+                done.push(format!("call {} attempt {}: nothing to deliver (its request was never written)", a.0, a.1));
+                continue;
+            }
             if s.gen != self.session.generation() || self.session.check_exit().is_some() {
                 done.push(format!("call {} attempt {}: dropped (its connection is gone)", a.0, a.1));
                 continue;

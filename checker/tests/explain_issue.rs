@@ -1,0 +1,172 @@
+//! `mcp-once explain TRACE --evidence DIR` as someone filing an issue runs it, after a confirmed
+//! replay on each SDK's ledger fixture (rmcp, the TypeScript SDK, the Python SDK; real servers,
+//! real processes): the report names the SDK and its version, has the Expected, Actual and
+//! Suggested fix sections, shows no absolute path of the machine, and fits a GitHub comment;
+//! with `--keep-paths` the paths are there.
+
+use mcp_once_testkit::fixtures::{self, Server};
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use std::path::{Path, PathBuf};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
+
+fn temp(name: &str) -> Scratch {
+    scratch!("explain-issue", name)
+}
+
+/// The at-most-once trace of one call retried once after a timeout, against `server`, written
+/// into `dir`; its path.
+fn trace(dir: &Path, server: &str) -> PathBuf {
+    let out = mcp_once!()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout"])
+        .args(["--server", server, "--calls", "1", "--retries", "1", "--crashes", "0", "--property", "at-most-once"])
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "violated exits 1: {}", text(&out.stderr));
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
+        .expect("a trace")
+}
+
+/// The SDK's name as its fixture's serverInfo has it, and the version its pin file names.
+fn sdk_and_version(sdk: Server) -> (&'static str, String) {
+    let read = |p: &str| std::fs::read_to_string(fixtures::dir().join(p)).unwrap();
+    match sdk {
+        Server::Rust => {
+            let manifest =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/Cargo.toml"))
+                    .unwrap();
+            let pin = manifest.split("rmcp = { version = \"=").nth(1).unwrap().split('"').next().unwrap();
+            ("on rmcp", pin.to_string())
+        }
+        Server::TypeScript => {
+            let v: serde_json::Value = serde_json::from_str(&read("typescript/package.json")).unwrap();
+            (
+                "on @modelcontextprotocol/sdk",
+                v["dependencies"]["@modelcontextprotocol/sdk"].as_str().unwrap().to_string(),
+            )
+        }
+        Server::Python => {
+            let reqs = read("python/requirements.txt");
+            let pin = reqs.lines().find_map(|l| l.strip_prefix("mcp==")).unwrap();
+            ("on mcp", pin.trim().to_string())
+        }
+    }
+}
+
+/// The command that starts `sdk`'s fixture over stdio on `ledger`.
+fn command(sdk: Server, ledger: &Path) -> String {
+    match sdk {
+        Server::Rust => format!("{BIN} fixture --sdk rust --ledger {}", ledger.display()),
+        s => {
+            let argv = s.argv(Path::new(BIN), ledger, "stdio", &[]);
+            argv.join(" ")
+        }
+    }
+}
+
+/// Replay the trace on `sdk`'s fixture (confirmed: exit 1), then explain it with and without
+/// `--keep-paths`: the two reports.
+fn replay_and_explain(sdk: Server) -> (String, String, PathBuf, PathBuf) {
+    let dir = temp(sdk.name());
+    // The Python SDK interrupts a cancelled handler: its server is the model's honours-cancel.
+    let server = if sdk == Server::Python { "honours-cancel" } else { "plain" };
+    let t = trace(&dir, server);
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &command(sdk, &ledger), "--args", r#"{"amount":42}"#])
+        .args(["--observe", &format!("ledger:{}", ledger.display())])
+        .arg("--evidence")
+        .arg(&evidence)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}: confirmed exits 1: {}{}",
+        sdk.name(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_groups_gone(&jsonl::evidence(&evidence), sdk.name());
+    let explain = |keep: bool| {
+        let mut cmd = mcp_once!();
+        cmd.arg("explain").arg(&t).arg("--evidence").arg(&evidence);
+        if keep {
+            cmd.arg("--keep-paths");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}: {}", sdk.name(), text(&out.stderr));
+        text(&out.stdout)
+    };
+    let fixture_file = match sdk {
+        Server::Rust => PathBuf::from(BIN),
+        Server::TypeScript => fixtures::dir().join("typescript/server.mjs"),
+        Server::Python => fixtures::dir().join("python/server.py"),
+    };
+    let paths = (evidence.clone(), fixture_file);
+    let result = (explain(false), explain(true), paths.0, paths.1);
+    drop(dir);
+    result
+}
+
+/// The absolute paths a report must not show: the machine's folders, the working folder, the
+/// temp folder.
+fn machine_paths() -> Vec<String> {
+    let mut out: Vec<String> = ["/tmp", "/home", "/work", "/root", "/var"].iter().map(|s| s.to_string()).collect();
+    out.push(std::env::current_dir().unwrap().display().to_string());
+    out.push(std::env::temp_dir().display().to_string());
+    out.push(env!("CARGO_TARGET_TMPDIR").to_string());
+    out
+}
+
+fn check_sdk(sdk: Server) {
+    let (report, kept, evidence, fixture_file) = replay_and_explain(sdk);
+    let name = sdk.name();
+    let (sdk_name, version) = sdk_and_version(sdk);
+    let title = report.lines().next().unwrap();
+    assert!(title.starts_with("## ") && title.contains(sdk_name) && title.contains(&version), "{name}: title {title}");
+    assert!(report.contains(&format!("- Server: `mcp-once-ledger-fixture {sdk_name}` {version}")), "{name}: {report}");
+    assert!(report.contains("- Client: `mcp-once`"), "{name}: the client by name: {report}");
+    for section in ["### Expected", "### Actual", "### Why the spec allows it", "### Suggested fix", "### Reproduce"] {
+        assert!(report.contains(section), "{name}: no {section}: {report}");
+    }
+    assert!(report.contains("The replay was **confirmed**: the server took effect **2** times"), "{name}: {report}");
+    assert!(report.contains(r#""method":"tools/call""#), "{name}: the call's frames are quoted: {report}");
+    assert!(report.contains("exit 0: it holds"), "{name}: a fix the model proves: {report}");
+    for p in machine_paths() {
+        assert!(!report.contains(&p), "{name}: the report shows the path {p}:\n{report}");
+    }
+    assert!(report.contains("<evidence>/evidence.jsonl"), "{name}: {report}");
+    assert!(report.len() < 65_536, "{name}: {} characters", report.len());
+
+    assert!(kept.contains(&evidence.display().to_string()), "{name}: --keep-paths keeps the evidence folder: {kept}");
+    assert!(
+        kept.contains(&fixture_file.display().to_string()),
+        "{name}: --keep-paths keeps the server command: {kept}"
+    );
+    assert!(kept.len() < 65_536, "{name}: {} characters", kept.len());
+}
+
+#[test]
+fn a_confirmed_replay_on_the_rust_fixture_explains_to_an_issue_naming_rmcp() {
+    check_sdk(Server::Rust);
+}
+
+#[test]
+fn a_confirmed_replay_on_the_typescript_fixture_explains_to_an_issue_naming_the_sdk() {
+    check_sdk(Server::TypeScript);
+}
+
+#[test]
+fn a_confirmed_replay_on_the_python_fixture_explains_to_an_issue_naming_the_sdk() {
+    check_sdk(Server::Python);
+}

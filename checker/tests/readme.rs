@@ -1,0 +1,184 @@
+//! Every `mcp-once` command example in README.md, run as written: the fenced `sh` blocks' lines
+//! and the inline `mcp-once SUBCOMMAND ...` spans of the prose, in the README's order, in one
+//! scratch folder (so a command that writes traces is followed by the ones that read them), with
+//! the built binary first on PATH and the repository's `specs/` and `conformance/` linked in.
+//! Each exit code is the one the README documents (0, or 1 for a violation found, a replay
+//! confirmed or a diff that changes cells). The few examples a test cannot run are skipped by
+//! name below, with why.
+
+use mcp_once_testkit::{scratch, text};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
+
+/// Examples not run here, and why. Each must still be in the README (the test fails on a stale
+/// entry).
+const SKIPPED: &[(&str, &str)] = &[
+    ("mcp-once explore ", "serves stateright's Explorer until it is stopped"),
+    ("mcp-once fixture --sdk rust --transport http ", "serves HTTP until it is stopped (the probe example starts it)"),
+    ("mcp-once confirm --format json > confirmation.json", "replays every counterexample of the whole matrix"),
+    ("mcp-once confirm  ", "replays every counterexample of the whole matrix"),
+    ("mcp-once confirm --sdk rust --sdk python --cells __http__", "replays every HTTP cell on two SDKs"),
+    (
+        "mcp-once confirm --profile mcp-2025-11-25 --transport stdio --server dedup-by-id-durable",
+        "checker/tests/confirm.rs runs this very selection",
+    ),
+    (
+        "mcp-once confirm --profile mcp-2025-11-25 --client retry-on-timeout --server plain",
+        "a finding's confirmation: checker/tests/confirm.rs's sample",
+    ),
+    (
+        "mcp-once confirm --profile sep-3182 --server key-volatile",
+        "a finding's confirmation: checker/tests/confirm.rs's sample",
+    ),
+    (
+        "mcp-once confirm --cells outcome-query__stdio__retry-on-disconnect__per-call__key-volatile",
+        "a finding's confirmation: checker/tests/confirm.rs's sample",
+    ),
+];
+
+/// The exit code each example documents, by the start of its command: 1 when a property is
+/// violated (check, matrix, merge), a diff changes cells, a replay is confirmed; 0 otherwise.
+const EXIT: &[(&str, i32)] = &[
+    ("mcp-once check --trace ", 0),
+    ("mcp-once check ", 1),
+    ("mcp-once matrix ", 1),
+    ("mcp-once merge ", 1),
+    ("mcp-once diff ", 1),
+    ("mcp-once replay ", 1),
+    ("mcp-once profiles ", 0),
+    ("mcp-once explain ", 0),
+    ("mcp-once bench ", 0),
+    ("mcp-once fixture ", 0),
+    ("mcp-once probe ", 1),
+];
+
+/// The subcommands an inline example may start with.
+const COMMANDS: &[&str] = &[
+    "check", "matrix", "merge", "diff", "explain", "explore", "profiles", "fixture", "replay", "probe", "confirm",
+    "bench",
+];
+
+/// The commands of the README's fenced `sh` blocks (continuation lines joined) and of its
+/// inline code spans, in order.
+fn examples(readme: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<bool> = None;
+    let mut pending = String::new();
+    let mut prose = String::new();
+    for line in readme.lines() {
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            fence = match fence {
+                None => {
+                    out.extend(inline(&prose));
+                    prose.clear();
+                    Some(info.trim() == "sh")
+                }
+                Some(_) => None,
+            };
+            continue;
+        }
+        match fence {
+            Some(true) => {
+                let joined = format!("{pending}{}", line.trim_start());
+                if let Some(head) = joined.strip_suffix('\\') {
+                    pending = format!("{} ", head.trim_end());
+                    continue;
+                }
+                pending.clear();
+                if joined.starts_with("mcp-once ") {
+                    out.push(joined);
+                }
+            }
+            Some(false) => {}
+            None => {
+                prose.push_str(line);
+                prose.push(' ');
+            }
+        }
+    }
+    out.extend(inline(&prose));
+    out
+}
+
+/// The inline code spans of `prose` that are commands (`mcp-once SUBCOMMAND ...`).
+fn inline(prose: &str) -> Vec<String> {
+    let spans = prose.split('`').skip(1).step_by(2);
+    spans
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|s| {
+            let mut words = s.split(' ');
+            words.next() == Some("mcp-once") && words.next().is_some_and(|w| COMMANDS.contains(&w))
+        })
+        .collect()
+}
+
+/// Whether `command` is skipped: a [`SKIPPED`] entry starts it (a trailing double space means
+/// the command is exactly the entry's words).
+fn skipped(command: &str) -> Option<&'static str> {
+    SKIPPED.iter().find(|(start, _)| matches(command, start)).map(|(_, why)| *why)
+}
+
+/// Whether `command` starts with `start` (`start` ending in two spaces: is exactly it).
+fn matches(command: &str, start: &str) -> bool {
+    let bare = command.split(" #").next().unwrap_or(command).trim_end();
+    match start.strip_suffix("  ") {
+        Some(exact) => bare == exact,
+        None => command.starts_with(start),
+    }
+}
+
+#[test]
+fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let all = examples(&readme);
+    assert!(all.len() >= 20, "{} examples found: {all:#?}", all.len());
+    for (start, _) in SKIPPED {
+        assert!(all.iter().any(|c| matches(c, start)), "stale skip entry: no README example starts `{start}`");
+    }
+    let dir = scratch!("readme", "examples");
+    for name in ["specs", "conformance"] {
+        std::os::unix::fs::symlink(repo.join(name).canonicalize().unwrap(), dir.join(name)).unwrap();
+    }
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut ran = 0;
+    for command in &all {
+        if let Some(why) = skipped(command) {
+            eprintln!("skipped: {command} ({why})");
+            continue;
+        }
+        let want = EXIT
+            .iter()
+            .find(|(start, _)| command.starts_with(start))
+            .unwrap_or_else(|| panic!("no documented exit code for `{command}`: add it to EXIT"))
+            .1;
+        let started = std::time::Instant::now();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&*dir)
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        eprintln!("ran in {:.1} s: {command}", started.elapsed().as_secs_f64());
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "`{command}` exits {want} as documented:\n{}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 15, "{ran} examples ran");
+}
+
+#[test]
+fn the_extraction_joins_continuations_and_finds_inline_commands() {
+    let md = "Run `mcp-once check --profile x\n--calls 1` or `mcp-once` alone.\n\n```sh\n# c\nmcp-once diff a \\\n    b   # why\nnode x\n```\n";
+    assert_eq!(examples(md), ["mcp-once check --profile x --calls 1", "mcp-once diff a b   # why"]);
+}
