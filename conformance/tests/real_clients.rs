@@ -208,7 +208,8 @@ fn expected_revision(client: ClientSdk, server: Sdk) -> &'static str {
     match (client, server) {
         // mcp 1.30.0 (under the LangGraph adapters) only knows `initialize`, up to 2025-11-25.
         (ClientSdk::TypeScript | ClientSdk::LangGraph, _) | (ClientSdk::Python, Sdk::TypeScript) => "2025-11-25",
-        (ClientSdk::Python, Sdk::Python | Sdk::Rust) => "2026-07-28",
+        // The TypeScript v2 server answers `server/discover` too (it is not in this matrix).
+        (ClientSdk::Python, Sdk::Python | Sdk::Rust | Sdk::TypeScriptV2) => "2026-07-28",
     }
 }
 

@@ -1,6 +1,7 @@
-//! The replay runner against the three official-SDK ledger fixtures (TypeScript SDK 1.32.2,
-//! Python `mcp` 2.3.0, Rust rmcp 3.11.0), real processes over stdio and Streamable HTTP: the
-//! four scenarios of the problem statement are confirmed with their counts (2, 2, 2, 3), and the
+//! The replay runner against the official-SDK ledger fixtures (TypeScript SDK 1.32.2 and its v2
+//! line `@modelcontextprotocol/server` 2.4.0, Python `mcp` 2.3.0, Rust rmcp 3.11.0), real
+//! processes over stdio and Streamable HTTP: the four scenarios of the problem statement are
+//! confirmed with their counts (2, 2, 2, 3), on the v2 line under 2026-07-28 as well, and the
 //! SEP-3182 key stores of every fixture hold or fail as the model says. After every replay, every process group
 //! the runner started is checked to be gone.
 //!
@@ -10,7 +11,7 @@
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{model_trace, scenario_trace, FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayOptions, ReplayResult, ReplayVerdict as Verdict};
-use mcp_once_model::catalogue::{Wanted, RETRY_SCENARIOS};
+use mcp_once_model::catalogue::{Wanted, KILL_RESTART_RETRY, RETRY_SCENARIOS, TIMEOUT_CANCEL_RETRY};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{ClientPolicy, KeyLifetime, Profile, ServerImpl, Transport};
 use mcp_once_testkit::process::assert_groups_gone;
@@ -84,6 +85,42 @@ fn python_sdk_confirms_the_four_scenarios() {
 #[test]
 fn rust_sdk_confirms_the_four_scenarios() {
     four_scenarios(Sdk::Rust);
+}
+
+#[test]
+fn typescript_sdk_v2_confirms_the_seed_scenarios_under_both_revisions() {
+    // The v2 line speaks 2026-07-28 (server/discover) and 2025-11-25 (initialize), over stdio
+    // (serveStdio) and stateless Streamable HTTP (createMcpHandler). Each replay speaks the
+    // profile's revision; the ledger's lines are the fixture's own, two of them, each naming the
+    // SDK and transport.
+    let sdk = Sdk::TypeScriptV2;
+    for profile_name in ["mcp-2026-07-28", "mcp-2025-11-25"] {
+        let profile = Profile::load(profile_name).expect("profile");
+        sdk.speaks(profile.revision).expect("the v2 line speaks both revisions");
+        let cases = [
+            (&TIMEOUT_CANCEL_RETRY, Transport::Stdio),
+            (&TIMEOUT_CANCEL_RETRY, Transport::Http),
+            (&KILL_RESTART_RETRY, Transport::Stdio),
+        ];
+        for (scenario, transport) in cases {
+            let trace = scenario.trace(&profile, transport, sdk.server_impl()).expect("a trace").expect("a trace");
+            let label = format!("{} {profile_name} {} {}", sdk.as_str(), transport.as_str(), scenario.name);
+            let dir = temp(&label.replace(' ', "-"));
+            let mut opts = options(sdk, transport, &dir, &[]);
+            opts.revision = Some(profile.revision);
+            let result = run(&trace, profile.clone(), opts, &label);
+            assert_verdict(&result, Verdict::Confirmed, i64::from(scenario.effects), &label);
+            let lines = jsonl::read(&dir.ledger());
+            assert_eq!(lines.len(), 2, "{label}: ledger lines");
+            for line in &lines {
+                assert_eq!(line["sdk"], json!("typescript-v2"), "{label}: {line}");
+                assert_eq!(line["transport"], json!(transport.as_str()), "{label}: {line}");
+            }
+            if scenario.needs_crash {
+                assert_ne!(lines[0]["pid"], lines[1]["pid"], "{label}: the retry ran on the restarted process");
+            }
+        }
+    }
 }
 
 #[test]

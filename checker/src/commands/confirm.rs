@@ -13,11 +13,14 @@ use mcp_once_model::{Config, Options, Profile, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// An SDK whose fixture replays: rust (bundled), typescript, python (conformance/fixtures).
+/// An SDK whose fixture replays: rust (bundled), typescript (1.x), typescript-v2
+/// (`@modelcontextprotocol/server` 2.x), python (conformance/fixtures).
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SdkArg {
     Rust,
     Typescript,
+    #[value(name = "typescript-v2")]
+    TypescriptV2,
     Python,
 }
 
@@ -26,6 +29,7 @@ impl SdkArg {
         match self {
             SdkArg::Rust => Sdk::Rust,
             SdkArg::Typescript => Sdk::TypeScript,
+            SdkArg::TypescriptV2 => Sdk::TypeScriptV2,
             SdkArg::Python => Sdk::Python,
         }
     }

@@ -39,8 +39,9 @@ pub fn run(a: FixtureArgs) -> Result<ExitCode> {
     if a.sdk != "rust" {
         let how = match a.sdk.as_str() {
             "typescript" => "node conformance/fixtures/typescript/server.mjs --ledger PATH [--transport http --port N]",
+            "typescript-v2" => "node conformance/fixtures/typescript/server-v2.mjs --ledger PATH [--transport http --port N]",
             "python" => "conformance/fixtures/python/.venv/bin/python conformance/fixtures/python/server.py --ledger PATH [--transport http --port N]",
-            other => return Err(anyhow!("--sdk {other}: unknown SDK (rust, typescript, python)")),
+            other => return Err(anyhow!("--sdk {other}: unknown SDK (rust, typescript, typescript-v2, python)")),
         };
         return Err(anyhow!(
             "--sdk {}: not bundled in this binary; after conformance/fixtures/install.sh run: {how}",

@@ -18,8 +18,10 @@ use std::time::Duration;
 /// An official MCP SDK with a ledger fixture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sdk {
-    /// `@modelcontextprotocol/sdk` 1.32.2 (`conformance/fixtures/typescript`).
+    /// `@modelcontextprotocol/sdk` 1.32.2 (`conformance/fixtures/typescript/server.mjs`).
     TypeScript,
+    /// `@modelcontextprotocol/server` 2.4.0, the SDK's v2 line (`conformance/fixtures/typescript/server-v2.mjs`).
+    TypeScriptV2,
     /// Python `mcp` 2.3.0 (`conformance/fixtures/python`).
     Python,
     /// rmcp 3.11.0 (`mcp-once-fixture`, or `mcp-once fixture`).
@@ -27,13 +29,14 @@ pub enum Sdk {
 }
 
 impl Sdk {
-    /// All three.
+    /// The three SDKs the bench and the cross-SDK tests compare (TypeScript on its 1.x line).
     pub const ALL: [Sdk; 3] = [Sdk::TypeScript, Sdk::Python, Sdk::Rust];
 
     /// Short name.
     pub fn as_str(self) -> &'static str {
         match self {
             Sdk::TypeScript => "typescript",
+            Sdk::TypeScriptV2 => "typescript-v2",
             Sdk::Python => "python",
             Sdk::Rust => "rust",
         }
@@ -48,7 +51,8 @@ impl Sdk {
     }
 
     /// Whether this SDK's fixture speaks the wire revision `revision`, or why not: the
-    /// TypeScript SDK 1.32.2 has no `server/discover` (2026-07-28); rmcp and Python speak both.
+    /// TypeScript SDK 1.32.2 has no `server/discover` (2026-07-28); its v2 line (2.4.0), rmcp
+    /// and Python speak both.
     pub fn speaks(self, revision: Revision) -> Result<(), String> {
         match (self, revision) {
             (Sdk::TypeScript, Revision::R2026_07_28) => {
@@ -59,11 +63,11 @@ impl Sdk {
     }
 
     /// How the model describes this SDK's server as it is (no `--variant`): the Python SDK
-    /// interrupts a cancelled handler; the TypeScript SDK and rmcp run it to its commit.
+    /// interrupts a cancelled handler; the TypeScript SDK (both lines) and rmcp run it to its commit.
     pub fn server_impl(self) -> ServerImpl {
         match self {
             Sdk::Python => ServerImpl::HonoursCancel,
-            Sdk::TypeScript | Sdk::Rust => ServerImpl::Plain,
+            Sdk::TypeScript | Sdk::TypeScriptV2 | Sdk::Rust => ServerImpl::Plain,
         }
     }
 }
@@ -95,6 +99,15 @@ impl FixturePaths {
                     ));
                 }
                 vec!["node".into(), dir.join("typescript/server.mjs").display().to_string()]
+            }
+            Sdk::TypeScriptV2 => {
+                if !dir.join("typescript/node_modules/@modelcontextprotocol/server").is_dir() {
+                    return Err(format!(
+                        "the TypeScript v2 fixture is not installed in {}: run conformance/fixtures/install.sh",
+                        dir.display()
+                    ));
+                }
+                vec!["node".into(), dir.join("typescript/server-v2.mjs").display().to_string()]
             }
             Sdk::Python => {
                 let py = dir.join("python/.venv/bin/python");
