@@ -7,36 +7,34 @@
 //! name below, with why.
 
 use mcp_once_testkit::{scratch, text};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
 
 /// Examples not run here, and why. Each must still be in the README (the test fails on a stale
 /// entry).
 const SKIPPED: &[(&str, &str)] = &[
-    ("mcp-once explore ", "serves stateright's Explorer until it is stopped"),
-    ("mcp-once fixture --sdk rust --transport http ", "serves HTTP until it is stopped (the probe example starts it)"),
-    ("mcp-once confirm --format json > confirmation.json", "replays every counterexample of the whole matrix"),
-    ("mcp-once confirm  ", "replays every counterexample of the whole matrix"),
+    (
+        "mcp-once confirm --format json > confirmation.json",
+        "replays every counterexample of the whole matrix (scripts/confirm)",
+    ),
+    ("mcp-once confirm  ", "replays every counterexample of the whole matrix (scripts/confirm)"),
     ("mcp-once confirm --sdk rust --sdk python --cells __http__", "replays every HTTP cell on two SDKs"),
-    (
-        "mcp-once confirm --profile mcp-2025-11-25 --transport stdio --server dedup-by-id-durable",
-        "checker/tests/confirm.rs runs this very selection",
-    ),
-    (
-        "mcp-once confirm --profile mcp-2025-11-25 --client retry-on-timeout --server plain",
-        "a finding's confirmation: checker/tests/confirm.rs's sample",
-    ),
-    (
-        "mcp-once confirm --profile sep-3182 --server key-volatile",
-        "a finding's confirmation: checker/tests/confirm.rs's sample",
-    ),
-    (
-        "mcp-once confirm --cells outcome-query__stdio__retry-on-disconnect__per-call__key-volatile",
-        "a finding's confirmation: checker/tests/confirm.rs's sample",
-    ),
 ];
+
+/// Examples that serve until they are stopped, and the line each prints once it serves: the test
+/// starts it as written, waits (bounded) for that line, then stops it.
+const SERVES: &[(&str, &str)] = &[
+    ("mcp-once explore ", "on http://127.0.0.1:3000/"),
+    ("mcp-once fixture --sdk rust --transport http ", "listening http://127.0.0.1:8931/mcp"),
+];
+
+/// How long a serving example may take to say it serves.
+const SERVE_BOUND: Duration = Duration::from_secs(60);
 
 /// The exit code each example documents, by the start of its command: 1 when a property is
 /// violated (check, matrix, merge), a diff changes cells, a replay is confirmed; 0 otherwise
@@ -152,6 +150,11 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
             eprintln!("skipped: {command} ({why})");
             continue;
         }
+        if let Some((_, ready)) = SERVES.iter().find(|(start, _)| command.starts_with(start)) {
+            serve_until_ready(command, ready, &dir, &path);
+            ran += 1;
+            continue;
+        }
         let want = EXIT
             .iter()
             .find(|(start, _)| command.starts_with(start))
@@ -177,6 +180,46 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
         ran += 1;
     }
     assert!(ran >= 15, "{ran} examples ran");
+}
+
+/// Start the serving example `command` as written (its own process group), wait until its
+/// output has the `ready` line, then stop the group and reap it; a panic if the line never comes
+/// within [`SERVE_BOUND`] or the command exits first.
+fn serve_until_ready(command: &str, ready: &str, dir: &Path, path: &str) {
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec {command} 2>&1"))
+        .current_dir(dir)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + SERVE_BOUND;
+    let mut seen = Vec::new();
+    let served = loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+            Ok(line) if line.contains(ready) => break true,
+            Ok(line) => seen.push(line),
+            Err(_) => break false,
+        }
+    };
+    // SIGTERM to the whole group (sh has exec'd the command), then reap.
+    let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().unwrap();
+    assert!(served, "`{command}` did not print `{ready}` within {SERVE_BOUND:?} (exit {status}):\n{}", seen.join("\n"));
+    eprintln!("served, then stopped ({status}): {command}");
 }
 
 #[test]
