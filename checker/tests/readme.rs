@@ -3,8 +3,8 @@
 //! scratch folder (so a command that writes traces is followed by the ones that read them), with
 //! the built binary first on PATH and the repository's `specs/` and `conformance/` linked in.
 //! Each exit code is the one the README documents (0, or 1 for a violation found, a replay
-//! confirmed or a diff that changes cells). The few examples a test cannot run are skipped by
-//! name below, with why.
+//! confirmed or a diff that changes cells); an example that serves until stopped is started,
+//! waited on until it says it serves, and stopped. None is skipped.
 
 use mcp_once_testkit::{scratch, text};
 use std::io::{BufRead, BufReader};
@@ -14,17 +14,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
-
-/// Examples not run here, and why. Each must still be in the README (the test fails on a stale
-/// entry).
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "mcp-once confirm --format json > confirmation.json",
-        "replays every counterexample of the whole matrix (scripts/confirm)",
-    ),
-    ("mcp-once confirm  ", "replays every counterexample of the whole matrix (scripts/confirm)"),
-    ("mcp-once confirm --sdk rust --sdk python --cells __http__", "replays every HTTP cell on two SDKs"),
-];
 
 /// Examples that serve until they are stopped, and the line each prints once it serves: the test
 /// starts it as written, waits (bounded) for that line, then stops it.
@@ -114,29 +103,14 @@ fn inline(prose: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `command` is skipped: a [`SKIPPED`] entry starts it (a trailing double space means
-/// the command is exactly the entry's words).
-fn skipped(command: &str) -> Option<&'static str> {
-    SKIPPED.iter().find(|(start, _)| matches(command, start)).map(|(_, why)| *why)
-}
-
-/// Whether `command` starts with `start` (`start` ending in two spaces: is exactly it).
-fn matches(command: &str, start: &str) -> bool {
-    let bare = command.split(" #").next().unwrap_or(command).trim_end();
-    match start.strip_suffix("  ") {
-        Some(exact) => bare == exact,
-        None => command.starts_with(start),
-    }
-}
-
 #[test]
 fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
     let all = examples(&readme);
     assert!(all.len() >= 20, "{} examples found: {all:#?}", all.len());
-    for (start, _) in SKIPPED {
-        assert!(all.iter().any(|c| matches(c, start)), "stale skip entry: no README example starts `{start}`");
+    for (start, _) in SERVES {
+        assert!(all.iter().any(|c| c.starts_with(start)), "stale entry: no README example starts `{start}`");
     }
     let dir = scratch!("readme", "examples");
     for name in ["specs", "conformance"] {
@@ -146,10 +120,6 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
     for command in &all {
-        if let Some(why) = skipped(command) {
-            eprintln!("skipped: {command} ({why})");
-            continue;
-        }
         if let Some((_, ready)) = SERVES.iter().find(|(start, _)| command.starts_with(start)) {
             serve_until_ready(command, ready, &dir, &path);
             ran += 1;
