@@ -59,6 +59,21 @@ fn run(trace: &TraceFile, profile: Profile, sdk: Sdk, server: ServerImpl, name: 
     result
 }
 
+/// The shortest stdio at-most-once counterexample of `traced` (2025-11-25, a client that
+/// retries on its timeout, one call, one retry, no crash), replayed on every SDK's fixture of
+/// `fixture`: each ends `verdict` with `effects` ledger lines.
+fn on_every_sdk(traced: ServerImpl, fixture: ServerImpl, prefix: &str, verdict: Verdict, effects: i64) {
+    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
+    let (trace, profile) =
+        counterexample(Transport::Stdio, ClientPolicy::RetryOnTimeout, traced, bounds, PropertyKind::AtMostOnce);
+    for sdk in Sdk::ALL {
+        let name = format!("{prefix}-{}", sdk.as_str());
+        let result = run(&trace, profile.clone(), sdk, fixture, &name);
+        assert_eq!(result.verdict, verdict, "{name}: {}", result.to_text());
+        assert_eq!(result.observed_effects, Some(effects), "{name}: {}", result.to_text());
+    }
+}
+
 /// The id-reuse finding on every SDK and transport: after SIGKILL and restart, a new call that
 /// reuses id 1 is told success with the old call's result, and has no effect of its own.
 #[test]
@@ -109,20 +124,7 @@ fn id_reuse_without_a_crash_is_confirmed_under_2026_07_28() {
 /// after the commit: the shortest at-most-once counterexample of `honours-cancel`, on every SDK.
 #[test]
 fn honours_cancel_at_most_once_is_confirmed() {
-    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
-    let (trace, profile) = counterexample(
-        Transport::Stdio,
-        ClientPolicy::RetryOnTimeout,
-        ServerImpl::HonoursCancel,
-        bounds,
-        PropertyKind::AtMostOnce,
-    );
-    for sdk in Sdk::ALL {
-        let name = format!("cancel-{}", sdk.as_str());
-        let result = run(&trace, profile.clone(), sdk, ServerImpl::HonoursCancel, &name);
-        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
-        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_text());
-    }
+    on_every_sdk(ServerImpl::HonoursCancel, ServerImpl::HonoursCancel, "cancel", Verdict::Confirmed, 2);
 }
 
 /// The contrast: the stdio trace of a server that ignores cancellation (its cancellation is
@@ -130,20 +132,7 @@ fn honours_cancel_at_most_once_is_confirmed() {
 /// any SDK (on plain rmcp and TypeScript fixtures it does: `replay_sdks.rs`).
 #[test]
 fn honours_cancel_does_not_reproduce_the_trace_of_a_server_that_ignores_cancellation() {
-    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
-    let (trace, profile) = counterexample(
-        Transport::Stdio,
-        ClientPolicy::RetryOnTimeout,
-        ServerImpl::Plain,
-        bounds,
-        PropertyKind::AtMostOnce,
-    );
-    for sdk in Sdk::ALL {
-        let name = format!("cancel-drops-{}", sdk.as_str());
-        let result = run(&trace, profile.clone(), sdk, ServerImpl::HonoursCancel, &name);
-        assert_eq!(result.verdict, Verdict::NotReproduced, "{name}: {}", result.to_text());
-        assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
-    }
+    on_every_sdk(ServerImpl::Plain, ServerImpl::HonoursCancel, "cancel-drops", Verdict::NotReproduced, 1);
 }
 
 /// A no-silent-effect counterexample of `dedup-by-id`: the client gives up on a call that then
@@ -168,20 +157,7 @@ fn dedup_by_id_no_silent_effect_is_confirmed() {
 /// that, as a server that does not honour cancellation would.
 #[test]
 fn plain_ignores_a_cancellation_read_before_the_commit_on_every_sdk() {
-    let bounds = Bounds { calls: 1, retries: 1, crashes: 0 };
-    let (trace, profile) = counterexample(
-        Transport::Stdio,
-        ClientPolicy::RetryOnTimeout,
-        ServerImpl::Plain,
-        bounds,
-        PropertyKind::AtMostOnce,
-    );
-    for sdk in Sdk::ALL {
-        let name = format!("plain-ignores-{}", sdk.as_str());
-        let result = run(&trace, profile.clone(), sdk, ServerImpl::Plain, &name);
-        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
-        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_text());
-    }
+    on_every_sdk(ServerImpl::Plain, ServerImpl::Plain, "plain-ignores", Verdict::Confirmed, 2);
 }
 
 /// Every SDK's fixture has every server behaviour (but the TypeScript v2 fixture's key stores,
