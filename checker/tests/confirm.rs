@@ -6,7 +6,7 @@
 //! processes; every wait is the runner's own, bounded; every server group is gone afterwards.
 
 use mcp_once_testkit::process::assert_groups_gone;
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{fixtures, jsonl, mcp_once, scratch, text, Scratch};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -110,26 +110,33 @@ fn the_durable_id_table_cells_are_replayed_and_id_reuse_is_confirmed() {
     assert!(ledger[0]["arguments"]["order"].as_str().unwrap().ends_with("-c0"), "{ledger:?}");
 }
 
+/// A plain cell on two SDKs: the Python SDK interrupts a cancelled handler, and its `plain`
+/// fixture shields its handler from that, so the call runs twice there too. Then a cell whose
+/// revision an SDK does not speak (TypeScript 1.32.2, 2026-07-28): every one of its rows says
+/// so, none is left out, none counts as confirmed, and the run exits 1.
 #[test]
-fn a_plain_cell_is_confirmed_and_an_sdk_that_cannot_be_its_server_is_inconclusive() {
+fn a_plain_cell_is_confirmed_on_two_sdks_and_a_revision_an_sdk_cannot_speak_is_inconclusive() {
+    let fixtures = fixtures::dir().display().to_string();
+    let cell = ["--transport", "stdio", "--server", "plain", "--client", "retry-on-timeout", "--fixtures", &fixtures];
     let dir = temp("plain");
-    let filter = ["--profile", "mcp-2025-11-25", "--transport", "stdio", "--server", "plain"];
     let (v, code) =
-        confirm(&[&filter[..], &["--client", "retry-on-timeout", "--sdk", "rust", "--sdk", "python"]].concat(), &dir);
+        confirm(&[&cell[..], &["--profile", "mcp-2025-11-25", "--sdk", "rust", "--sdk", "python"]].concat(), &dir);
     let results = check_shape(&v, code);
-    let at_most_once = |sdk: &str| {
-        results.iter().find(|r| r["property"] == "at-most-once" && r["sdk"] == sdk).unwrap_or_else(|| panic!("{v:#}"))
-    };
-    let rust = at_most_once("rust");
-    assert_eq!(rust["verdict"], "confirmed", "{rust}");
-    assert_eq!(jsonl::read(&Path::new(rust["evidence"].as_str().unwrap()).join("ledger.jsonl")).len(), 2, "{rust}");
-    // The Python SDK interrupts a cancelled handler: it cannot be `plain`. Every one of its rows
-    // says so, none is left out, none counts as confirmed, and the run exits 1.
-    let python: Vec<&Value> = results.iter().filter(|r| r["sdk"] == "python").collect();
-    assert_eq!(python.len() * 2, results.len(), "{v:#}");
-    for r in python {
+    for sdk in ["rust", "python"] {
+        let r = results
+            .iter()
+            .find(|r| r["property"] == "at-most-once" && r["sdk"] == sdk)
+            .unwrap_or_else(|| panic!("{v:#}"));
+        assert_eq!(r["verdict"], "confirmed", "{r}");
+        assert_eq!(jsonl::read(&Path::new(r["evidence"].as_str().unwrap()).join("ledger.jsonl")).len(), 2, "{r}");
+    }
+    let dir = temp("unspoken");
+    let (v, code) = confirm(&[&cell[..], &["--profile", "mcp-2026-07-28", "--sdk", "typescript"]].concat(), &dir);
+    let results = check_shape(&v, code);
+    assert!(!results.is_empty(), "{v:#}");
+    for r in &results {
         assert_eq!(r["verdict"], "inconclusive", "{r}");
-        assert!(r["reason"].as_str().unwrap().contains("cancel"), "{r}");
+        assert!(r["reason"].as_str().unwrap().contains("does not speak 2026-07-28"), "{r}");
         assert_eq!(r["evidence"], Value::Null, "{r}");
     }
     assert_eq!(code, 1);
