@@ -1,7 +1,7 @@
 //! The `mcp-once` binary, run as a user runs it, on real files.
 
 use mcp_once_testkit::stdio::Peer;
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, trace_in, Scratch};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,8 +28,7 @@ fn at_most_once_trace(dir: &Path, args: &[&str]) -> PathBuf {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let files = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
-    files.into_iter().find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json")).expect("a trace file")
+    trace_in(dir, "at-most-once")
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use mcp_once_testkit::fixtures::{self, Server};
 use mcp_once_testkit::process::assert_groups_gone;
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, trace_in, Scratch};
 use std::path::{Path, PathBuf};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
@@ -26,11 +26,7 @@ fn trace(dir: &Path, server: &str) -> PathBuf {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "violated exits 1: {}", text(&out.stderr));
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
-        .expect("a trace")
+    trace_in(dir, "at-most-once")
 }
 
 /// The SDK's name as its fixture's serverInfo has it, and the version its pin file names.

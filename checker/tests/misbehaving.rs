@@ -13,7 +13,7 @@
 //! ledger the observer reads is one the broken server never writes (or writes one line).
 
 use mcp_once_testkit::process::{assert_groups_gone, pid_gone_within};
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, trace_in, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -75,11 +75,7 @@ fn trace(dir: &Path, which: Trace, transport: &str, rev: Revisions) -> PathBuf {
     }
     let out = mcp_once!().args(&args).arg("--out").arg(dir).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
-        .expect("a trace")
+    trace_in(dir, "at-most-once")
 }
 
 fn free_port() -> u16 {

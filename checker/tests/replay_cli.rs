@@ -4,7 +4,7 @@
 
 use mcp_once_testkit::process::{assert_groups_gone, Reap};
 use mcp_once_testkit::wait::{child_exit, wait_file};
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, trace_in, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,11 +25,7 @@ fn trace(dir: &Path, args: &[&str]) -> PathBuf {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("__at-most-once.itf.json"))
-        .expect("a trace")
+    trace_in(dir, "at-most-once")
 }
 
 fn fixture(ledger: &Path, extra: &str) -> String {

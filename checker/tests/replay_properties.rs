@@ -5,7 +5,7 @@
 //! fixture, as a user runs them. Real processes, real SIGKILL; waits are the runner's own,
 //! bounded, on events.
 
-use mcp_once_testkit::{jsonl, mcp_once, scratch, text, Scratch};
+use mcp_once_testkit::{jsonl, mcp_once, scratch, text, trace_in, Scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -25,11 +25,7 @@ fn id_reuse_trace(dir: &Path) -> PathBuf {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "violated exits 1: {}", text(&out.stderr));
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with("__success-implies-effect.itf.json"))
-        .expect("a success-implies-effect trace")
+    trace_in(dir, "success-implies-effect")
 }
 
 /// `mcp-once replay` of `trace` on the Rust fixture of `variant`; the JSON result and the ledger.

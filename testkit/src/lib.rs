@@ -38,3 +38,14 @@ macro_rules! mcp_once {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// The trace file of `property` that `mcp-once check --out DIR` wrote into `dir`
+/// (`CELL__PROPERTY.itf.json`); a panic naming the property if there is none.
+pub fn trace_in(dir: &std::path::Path, property: &str) -> std::path::PathBuf {
+    let suffix = format!("__{property}.itf.json");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no {property} trace in {}", dir.display()))
+}
