@@ -96,36 +96,33 @@ impl FixturePaths {
     /// a fixture that is not installed.
     pub fn argv(&self, sdk: Sdk, ledger: &Path, extra: &[String]) -> Result<Vec<String>, String> {
         let dir = &self.fixtures_dir;
-        let mut argv: Vec<String> = match sdk {
+        // A script fixture: its SDK's name, the file an install leaves (for Python, the
+        // interpreter), the script.
+        let script = match sdk {
             Sdk::TypeScript => {
-                if !dir.join("typescript/node_modules/@modelcontextprotocol/sdk").is_dir() {
-                    return Err(format!(
-                        "the TypeScript fixture is not installed in {}: run conformance/fixtures/install.sh",
-                        dir.display()
-                    ));
-                }
-                vec!["node".into(), dir.join("typescript/server.mjs").display().to_string()]
+                Some(("TypeScript", "typescript/node_modules/@modelcontextprotocol/sdk", "typescript/server.mjs"))
             }
-            Sdk::TypeScriptV2 => {
-                if !dir.join("typescript/node_modules/@modelcontextprotocol/server").is_dir() {
-                    return Err(format!(
-                        "the TypeScript v2 fixture is not installed in {}: run conformance/fixtures/install.sh",
-                        dir.display()
-                    ));
-                }
-                vec!["node".into(), dir.join("typescript/server-v2.mjs").display().to_string()]
+            Sdk::TypeScriptV2 => Some((
+                "TypeScript v2",
+                "typescript/node_modules/@modelcontextprotocol/server",
+                "typescript/server-v2.mjs",
+            )),
+            Sdk::Python => Some(("Python", "python/.venv/bin/python", "python/server.py")),
+            Sdk::Rust => None,
+        };
+        let mut argv: Vec<String> = match script {
+            None => self.rust_fixture.clone(),
+            Some((name, installed, _)) if !dir.join(installed).exists() => {
+                return Err(format!(
+                    "the {name} fixture is not installed in {}: run conformance/fixtures/install.sh",
+                    dir.display()
+                ))
             }
-            Sdk::Python => {
-                let py = dir.join("python/.venv/bin/python");
-                if !py.is_file() {
-                    return Err(format!(
-                        "the Python fixture is not installed in {}: run conformance/fixtures/install.sh",
-                        dir.display()
-                    ));
-                }
-                vec![py.display().to_string(), dir.join("python/server.py").display().to_string()]
+            Some((_, installed, script)) => {
+                let program =
+                    if sdk == Sdk::Python { dir.join(installed).display().to_string() } else { "node".into() };
+                vec![program, dir.join(script).display().to_string()]
             }
-            Sdk::Rust => self.rust_fixture.clone(),
         };
         argv.extend(["--ledger".to_string(), ledger.display().to_string()]);
         argv.extend(extra.iter().cloned());
