@@ -44,16 +44,11 @@ impl Sdk {
 
     /// The `--variant` that makes this SDK's fixture the model's server `server`, or why the SDK
     /// cannot be it. Every fixture has every behaviour, the SEP-3182 key stores and their
-    /// `--outcome-query` included, but the TypeScript v2 fixture, which has no key store yet.
+    /// `--outcome-query` included.
     /// (The Python SDK itself interrupts a cancelled handler; its fixture's variants of a server
     /// that ignores cancellation shield their handler from it.)
     pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
-        match (self, server) {
-            (Sdk::TypeScriptV2, s) if s.uses_keys() => {
-                Err(format!("the typescript-v2 fixture has no SEP-3182 key store yet ({s})"))
-            }
-            (_, s) => Ok(Variant::for_server(s).as_str()),
-        }
+        Ok(Variant::for_server(server).as_str())
     }
 
     /// Whether this SDK's fixture speaks the wire revision `revision`, or why not: the
