@@ -207,7 +207,7 @@ pub fn to_markdown(r: &ProbeClientReport) -> String {
         s.push_str(&format!("{l}\n"));
     }
     s.push_str(&format!("\n### The model (at-most-once, `{}`)\n\n", bounds_text(r)));
-    s.push_str("| profile | server | verdict | shortest trace |\n|---|---|---|---|\n");
+    s.push_str("| profile | server | verdict | shortest trace (or states searched) |\n|---|---|---|---|\n");
     for v in &r.verdicts {
         let steps = v.steps.map_or_else(|| v.note.clone().unwrap_or_default(), |n| format!("{n} steps"));
         s.push_str(&format!("| {} | {} | {} | {} |\n", v.profile, v.server, v.verdict, steps));

@@ -233,7 +233,9 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
     let stream_closed = |o: &Observed| {
         o.cancels == 0 && over_http(o) && matches!(o.woke.as_deref(), Some("cancelled" | "disconnected"))
     };
-    let cancels_on_timeout = timed.map(|o| o.cancels > 0 || stream_closed(o));
+    // Without a timeout run that ended on the client, a `never` run where it cancelled says so.
+    let never = runs.iter().find(|o| o.scenario == Scenario::Never.as_str() && (o.cancels > 0 || stream_closed(o)));
+    let cancels_on_timeout = timed.map(|o| o.cancels > 0 || stream_closed(o)).or(never.map(|_| true));
     if let Some(o) = timed.filter(|o| stream_closed(o)) {
         notes.push(format!(
             "under {} it cancelled by closing the request's response stream, not with notifications/cancelled",
@@ -272,5 +274,68 @@ fn key_found(runs: &[Observed]) -> KeyFound {
         KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()) }
     } else {
         KeyFound { name: KeyLifetime::PerAttempt, note: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn observed(scenario: Scenario, attempts: usize, backoff: Vec<u64>, held: Option<u64>) -> Observed {
+        Observed {
+            scenario: scenario.as_str(),
+            server: scenario.describe(),
+            attempts,
+            effects: attempts,
+            request_ids: (0..attempts).map(|i| json!(i + 2)).collect(),
+            connections: vec!["stdio:1".into(); attempts],
+            keys: vec![Value::Null; attempts],
+            key_at: None,
+            cancels: usize::from(held.is_some()),
+            woke: held.map(|_| "cancelled".into()),
+            backoff_ms: backoff,
+            held_ms: held,
+            new_connection: vec![false; attempts.saturating_sub(1)],
+            processes: 1,
+            exit: Some(1),
+            killed_at_bound: false,
+            elapsed_ms: 0,
+        }
+    }
+
+    #[test]
+    fn the_policy_follows_the_faults_retried_after() {
+        let timeout = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        let once = |s| observed(s, 1, vec![], None);
+        let c = classify(&[timeout.clone(), once(Scenario::Disconnect), once(Scenario::Error)]);
+        assert_eq!((c.policy.name, c.key.name, c.attempts), (Some(ClientPolicy::RetryOnTimeout), KeyLifetime::None, 2));
+        assert_eq!((c.retry_id, c.new_connection, c.cancels_on_timeout), (Some("new"), Some(false), Some(true)));
+        let plain = classify(&[observed(Scenario::Timeout, 1, vec![], Some(1000))]);
+        assert_eq!(plain.policy.name, Some(ClientPolicy::NoRetry));
+        assert_eq!(plain.policy.unobserved, ["disconnect", "error reply"]);
+        let error = observed(Scenario::Error, 2, vec![5], None);
+        let odd = classify(&[timeout.clone(), once(Scenario::Disconnect), error]);
+        assert_eq!((odd.policy.name, odd.policy.checked_as), (None, ClientPolicy::RetryAny));
+        assert!(odd.policy.outside.unwrap().contains("but not after disconnect"));
+    }
+
+    #[test]
+    fn a_drop_the_client_only_notices_by_its_timeout_is_a_timeout_retry() {
+        let timeout = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        let late = observed(Scenario::Disconnect, 2, vec![1003], None);
+        let c = classify(&[timeout.clone(), late]);
+        assert_eq!(c.policy.name, Some(ClientPolicy::RetryOnTimeout), "{:?}", c.notes);
+        let at_once = observed(Scenario::Disconnect, 2, vec![3], None);
+        assert!(classify(&[timeout, at_once]).policy.outside.is_some(), "retries on both: not a model policy");
+    }
+
+    #[test]
+    fn keys_per_call_or_per_attempt() {
+        let mut same = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        same.keys = vec![json!("k"), json!("k")];
+        assert_eq!(classify(&[same.clone()]).key.name, KeyLifetime::PerCall);
+        same.keys = vec![json!("k1"), json!("k2")];
+        assert_eq!(classify(&[same]).key.name, KeyLifetime::PerAttempt);
     }
 }

@@ -6,6 +6,8 @@ use std::fs::File;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{killpg, Signal};
@@ -18,6 +20,34 @@ use crate::client_probe::serve::InProcess;
 
 /// How often the runner looks at the client and the record while it waits.
 const POLL: Duration = Duration::from_millis(20);
+
+/// Set once SIGINT or SIGTERM arrives while clients are being run.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static WATCHING: Once = Once::new();
+
+/// Take SIGINT and SIGTERM from now on (registered before this returns): a run under way then
+/// kills its client's group and ends with an error, instead of the process dying with the
+/// client, in its own group, left running.
+fn watch_signals() {
+    WATCHING.call_once(|| {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        let streams = {
+            let _in_runtime = rt.enter();
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        };
+        let (Ok(mut int), Ok(mut term)) = streams else { return };
+        std::thread::spawn(move || {
+            rt.block_on(async {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            });
+            INTERRUPTED.store(true, Ordering::SeqCst);
+        });
+    });
+}
 
 /// The client command, split as a shell would split it (no shell runs it).
 #[derive(Clone, Debug)]
@@ -129,6 +159,7 @@ pub fn run_scenario(client: &ClientCommand, scenario: Scenario, opts: &RunOption
     };
     let out = opts.folder.join(format!("{scenario}.client.out"));
     let err = opts.folder.join(format!("{scenario}.client.err"));
+    watch_signals();
     let file = |p: &Path| File::create(p).map_err(|e| fail(format!("{}: {e}", p.display())));
     let mut child = Command::new(&client.argv[0])
         .args(&client.argv[1..])
@@ -151,6 +182,12 @@ pub fn run_scenario(client: &ClientCommand, scenario: Scenario, opts: &RunOption
         if let Ok(Some(status)) = child.try_wait() {
             exit = status.code();
             break;
+        }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            reap(&mut child);
+            return Err(fail(format!(
+                "interrupted by a signal under scenario {scenario}; its process group was killed"
+            )));
         }
         seen_frame = seen_frame || connected(&path);
         if !seen_frame && started.elapsed() > opts.connect_within {
