@@ -34,6 +34,13 @@ fn probe(dir: &Scratch, client: &str, transport: &str, scenarios: &[&str]) -> (V
     (doc, out.status.code().unwrap_or(-1))
 }
 
+/// The revision the client reported it negotiated in `scenario` (its JSON line on stdout, kept
+/// by `--records`).
+fn revision(dir: &Scratch, scenario: &str) -> Value {
+    let out = std::fs::read_to_string(dir.join(format!("{scenario}.client.out"))).unwrap();
+    serde_json::from_str::<Value>(out.trim()).unwrap()["protocol_version"].clone()
+}
+
 fn scenario<'a>(doc: &'a Value, name: &str) -> &'a Value {
     doc["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == name).unwrap()
 }
@@ -91,6 +98,7 @@ fn a_retry_on_timeout_wrapper_over_http_is_retry_on_timeout() {
     let (doc, code) = probe(&dir, &client("--retry-on-timeout"), "http", &["timeout"]);
     assert_retry_on_timeout(&doc, code);
     assert_eq!(doc["transport"], "http");
+    assert_eq!(revision(&dir, "timeout"), "2026-07-28", "server/discover first");
 }
 
 #[test]
@@ -99,6 +107,7 @@ fn a_plain_client_over_stdio_is_no_retry() {
     // --legacy: the initialize handshake, so 2025-11-25 is spoken too.
     let (doc, code) = probe(&dir, &client("--legacy"), "stdio", &["timeout"]);
     assert_no_retry(&doc, code);
+    assert_eq!(revision(&dir, "timeout"), "2025-11-25");
 }
 
 #[test]
