@@ -10,6 +10,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 
 use crate::client_probe::tool::{ProbeServer, Shared};
 
+/// How long the session may finish its calls after stdin closes.
+const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Serve one MCP connection on stdin/stdout until stdin reaches EOF.
 pub(crate) async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
@@ -24,8 +27,19 @@ pub(crate) async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    let reason = service.waiting().await?;
-    shared.record.write("end", json!({"why": format!("stdio session ended ({reason:?})")}));
+    // rmcp's session waits for its handlers; a held one (never) would keep the process alive
+    // after the client closed stdin, until the client kills it. Give them a moment, then go.
+    let waiting = service.waiting();
+    tokio::pin!(waiting);
+    let mut closed = shared.stdin_closed.subscribe();
+    let why = tokio::select! {
+        reason = &mut waiting => format!("stdio session ended ({:?})", reason?),
+        _ = closed.wait_for(|c| *c) => match tokio::time::timeout(EOF_GRACE, &mut waiting).await {
+            Ok(reason) => format!("stdio session ended ({:?})", reason?),
+            Err(_) => format!("stdin closed; a call still held after {} ms is dropped", EOF_GRACE.as_millis()),
+        },
+    };
+    shared.record.write("end", json!({"why": why}));
     Ok(())
 }
 
