@@ -2,7 +2,9 @@
 //! errors folded into one line. Each subcommand's options live beside the function that runs it
 //! (`crate::commands`).
 
-use crate::commands::{bench, check, confirm, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
+use crate::commands::{
+    bench, check, confirm, diff, explain, explore, fixture, matrix, merge, probe, probe_client, profiles, replay, serve,
+};
 use clap::{Parser, Subcommand};
 
 /// `mcp-once`'s command line.
@@ -63,6 +65,18 @@ pub enum Command {
         after_help = "Exit code: 1 a check failed, 2 a check could not be tested, 0 all passed.\nExamples:\n  mcp-once probe --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once probe --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --variant key-durable --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --key-at params --observe ledger:l.jsonl --format json"
     )]
     Probe(probe::ProbeArgs),
+    /// Serve one fault scenario to a client under test (what `probe-client` runs): a side-effecting
+    /// tool `charge`, every frame and attempt appended to a record file.
+    #[command(
+        after_help = "Scenarios: ok, timeout, disconnect, error, is-error, never (each takes the effect first).\nExamples:\n  mcp-once serve --transport stdio --scenario timeout --record record.jsonl --hold-ms 3000\n  mcp-once serve --transport http --port 8931 --scenario disconnect --record record.jsonl"
+    )]
+    Serve(serve::ServeArgs),
+    /// Probe a client: run its command once per fault scenario, find its retry and key policy,
+    /// and say what the model makes of it under each built-in profile.
+    #[command(
+        after_help = "Exit code: 1 one logical call ran the tool twice, 2 the client could not be probed (did not start, never connected, made no call) or an outcome is unknown, 0 otherwise.\nExamples:\n  mcp-once probe-client --client \"python my_client.py\" --transport http --format json\n  mcp-once probe-client --client \"node client.mjs\" --scenario timeout --scenario disconnect --hold-ms 3000"
+    )]
+    ProbeClient(probe_client::ProbeClientArgs),
     /// Replay every counterexample of the default matrix (or of the cells chosen) on the fixture
     /// that implements its cell's server, and say which are confirmed.
     #[command(

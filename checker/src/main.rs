@@ -11,6 +11,7 @@
 
 mod args;
 mod cli;
+mod client_verdicts;
 mod commands;
 mod compare;
 mod confirm;
@@ -20,7 +21,9 @@ mod run;
 mod shard;
 
 use cli::Command;
-use commands::{bench, check, diff, explain, explore, fixture, matrix, merge, probe, profiles, replay};
+use commands::{
+    bench, check, diff, explain, explore, fixture, matrix, merge, probe, probe_client, profiles, replay, serve,
+};
 use std::process::ExitCode;
 
 #[global_allocator]
@@ -35,6 +38,8 @@ fn main() -> ExitCode {
         Command::Fixture(a) => fixture::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::ProbeClient(a) => probe_client::run(a),
         Command::Confirm(a) => commands::confirm::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Explain(a) => explain::run(a),

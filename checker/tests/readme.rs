@@ -20,6 +20,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
 const SERVES: &[(&str, &str)] = &[
     ("mcp-once explore ", "on http://127.0.0.1:3000/"),
     ("mcp-once fixture --sdk rust --transport http ", "listening http://127.0.0.1:8931/mcp"),
+    ("mcp-once serve --transport http ", "listening http://127.0.0.1:8932/mcp"),
 ];
 
 /// How long a serving example may take to say it serves.
@@ -40,6 +41,7 @@ const EXIT: &[(&str, i32)] = &[
     ("mcp-once bench ", 0),
     ("mcp-once fixture ", 0),
     ("mcp-once probe ", 1),
+    ("mcp-once probe-client ", 1),
     ("mcp-once confirm ", 0),
 ];
 

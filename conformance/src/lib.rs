@@ -5,6 +5,7 @@
 //! awaits and observes), the ledger counter its observer uses ([`ledger_count`]), and the Rust
 //! ledger fixture server on the Rust MCP SDK ([`fixture`], binary `mcp-once-fixture`).
 
+pub mod client_probe;
 pub mod fixture;
 pub mod ledger_count;
 pub mod replay;

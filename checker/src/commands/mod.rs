@@ -11,5 +11,7 @@ pub mod fixture;
 pub mod matrix;
 pub mod merge;
 pub mod probe;
+pub mod probe_client;
 pub mod profiles;
 pub mod replay;
+pub mod serve;

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod issue;
 pub mod json;
 pub mod markdown;
+pub mod probe_client;
 pub mod profiles;
 pub mod redact;
 pub mod replay;

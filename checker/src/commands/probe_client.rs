@@ -1,0 +1,106 @@
+//! `mcp-once probe-client`: run a client command against `serve` once per fault scenario,
+//! classify its retry and key behaviour from the records, and say what the model makes of it.
+
+use crate::args::Format;
+use crate::client_verdicts::{bounds_for, verdicts};
+use crate::report::probe_client::{checks, to_json, to_markdown, to_text, ProbeClientReport};
+use anyhow::{anyhow, Result};
+use clap::Args;
+use mcp_once_conformance::client_probe::{
+    classify, run_scenario, ClientCommand, Observed, RunOptions, Scenario, Transport,
+};
+use mcp_once_conformance::replay::checks::exit_code;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of `mcp-once probe-client`.
+#[derive(Args)]
+pub struct ProbeClientArgs {
+    /// The client command (split as a shell would, run without one); it gets the server's URL
+    /// (http) or the serve command line (stdio) as its last argument.
+    #[arg(long = "client", value_name = "CMD")]
+    client: String,
+    /// stdio or http.
+    #[arg(long, default_value = "stdio")]
+    transport: Transport,
+    /// A scenario to run (repeat for several; default: all of ok, timeout, disconnect, error,
+    /// is-error, never).
+    #[arg(long = "scenario", value_name = "NAME")]
+    scenarios: Vec<Scenario>,
+    /// The longest the server holds an answer (timeout, never), in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    hold_ms: u64,
+    /// The client must send its first MCP frame within this many seconds.
+    #[arg(long, default_value_t = 10.0)]
+    connect_within: f64,
+    /// The longest one scenario's client may run, in seconds (then it is killed).
+    #[arg(long, default_value_t = 60.0)]
+    bound: f64,
+    /// Keep the records and the client's output in this folder (default: a temporary folder,
+    /// removed at the end).
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
+    /// Output format: text, json or markdown.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+/// Run `mcp-once probe-client`: exit 1 a scenario ran the tool more than once for one call, 2
+/// the client could not be probed or an outcome could not be established, 0 otherwise.
+pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
+    let client = ClientCommand::parse(&a.client)?;
+    let secs = |what: &str, s: f64| {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| anyhow!("{what} {s}: not a positive number of seconds"))
+    };
+    let scenarios = if a.scenarios.is_empty() { Scenario::ALL.to_vec() } else { a.scenarios.clone() };
+    let (folder, temporary) = match &a.records {
+        Some(dir) => (dir.clone(), false),
+        None => (std::env::temp_dir().join(format!("mcp-once-probe-client-{}", std::process::id())), true),
+    };
+    std::fs::create_dir_all(&folder).map_err(|e| anyhow!("{}: {e}", folder.display()))?;
+    let opts = RunOptions {
+        transport: a.transport,
+        hold: Duration::from_millis(a.hold_ms),
+        connect_within: secs("--connect-within", a.connect_within)?,
+        bound: secs("--bound", a.bound)?,
+        serve_exe: std::env::current_exe()?,
+        folder: folder.clone(),
+    };
+    let mut observed = Vec::new();
+    let mut failure = None;
+    for s in &scenarios {
+        match run_scenario(&client, *s, &opts) {
+            Ok(run) => observed.push(Observed::of(&run)),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    if temporary {
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+    if let Some(e) = failure {
+        return Err(anyhow!("probe-client: {e}"));
+    }
+    let profile = classify(&observed);
+    let report = ProbeClientReport {
+        command: client.text.clone(),
+        transport: a.transport,
+        verdicts: verdicts(&profile, a.transport),
+        bounds: bounds_for(&profile),
+        checks: checks(&observed),
+        client: profile,
+        scenarios: observed,
+    };
+    match a.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&to_json(&report))?),
+        Format::Markdown => print!("{}", to_markdown(&report)),
+        Format::Text => print!("{}", to_text(&report)),
+    }
+    Ok(ExitCode::from(exit_code(&report.checks)))
+}

@@ -1,0 +1,144 @@
+//! `mcp-once probe-client` on real clients: the official Python SDK client
+//! (`conformance/fixtures/clients/python_sdk.py`, `mcp` 2.3.0), plain and with a
+//! retry-on-timeout wrapper, over stdio and Streamable HTTP, against `mcp-once serve`; and the
+//! three clients that cannot be probed (one that does not start, one that never connects, one
+//! that makes no call), each a one-line error naming the client, exit 2.
+//!
+//! Kept short: a 1 s client timeout (the script's default), a 3 s hold, and only the scenarios
+//! each assertion needs.
+
+use mcp_once_testkit::{fixtures, mcp_once, scratch, text, Scratch};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// The longest the server holds an answer the client is waiting for.
+const HOLD_MS: &str = "3000";
+
+fn client(flags: &str) -> String {
+    let script = fixtures::dir().join("clients/python_sdk.py");
+    format!("{} {} {flags}", fixtures::python("python"), script.display())
+}
+
+/// Run probe-client with JSON output; the document and the exit code.
+fn probe(dir: &Scratch, client: &str, transport: &str, scenarios: &[&str]) -> (Value, i32) {
+    let mut cmd = mcp_once!();
+    cmd.args(["probe-client", "--client", client, "--transport", transport, "--hold-ms", HOLD_MS, "--format", "json"]);
+    cmd.args(["--bound", "30", "--records"]).arg(dir.path());
+    for s in scenarios {
+        cmd.args(["--scenario", s]);
+    }
+    let out = cmd.timeout(Duration::from_secs(120)).output().unwrap();
+    let stdout = text(&out.stdout);
+    let doc = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\nstderr: {}", text(&out.stderr)));
+    (doc, out.status.code().unwrap_or(-1))
+}
+
+/// The revision the client reported it negotiated in `scenario` (its JSON line on stdout, kept
+/// by `--records`).
+fn revision(dir: &Scratch, scenario: &str) -> Value {
+    let out = std::fs::read_to_string(dir.join(format!("{scenario}.client.out"))).unwrap();
+    serde_json::from_str::<Value>(out.trim()).unwrap()["protocol_version"].clone()
+}
+
+fn scenario<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["scenarios"].as_array().unwrap().iter().find(|s| s["scenario"] == name).unwrap()
+}
+
+/// What a user checks of a client that retries once on its own timeout, with no key.
+fn assert_retry_on_timeout(doc: &Value, code: i32) {
+    let c = &doc["client"];
+    assert_eq!(c["policy"], "retry-on-timeout", "{doc:#}");
+    assert_eq!(c["key"], "none");
+    assert_eq!(c["attempts"], 2, "one timeout retry: two attempts");
+    assert_eq!(c["cancels_on_timeout"], true, "the SDK cancels on its own timeout");
+    assert_eq!(c["retry_id"], "new", "a retry is a new request");
+    let timeout = scenario(doc, "timeout");
+    assert_eq!((timeout["attempts"].as_u64(), timeout["effects"].as_u64()), (Some(2), Some(2)));
+    let check = doc["checks"].as_array().unwrap().iter().find(|c| c["id"] == "mcp-once-client-timeout").unwrap();
+    assert_eq!(check["status"], "FAILURE", "the tool ran twice for one call");
+    assert_eq!(code, 1);
+    let summary = doc["summary"].as_str().unwrap();
+    assert!(summary.starts_with("your client is `retry-on-timeout`, key `none`: under "), "{summary}");
+    assert!(summary.contains("a plain server can run one call twice ("), "{summary}");
+    let violated = doc["model"]["verdicts"].as_array().unwrap().iter().filter(|v| v["verdict"] == "violated");
+    assert!(violated.clone().all(|v| v["steps"].as_u64().is_some_and(|n| n > 0)));
+    assert!(violated.count() >= 4, "every profile's plain server runs it twice: {doc:#}");
+}
+
+/// What a user checks of a client that never retries.
+fn assert_no_retry(doc: &Value, code: i32) {
+    let c = &doc["client"];
+    assert_eq!(c["policy"], "no-retry", "{doc:#}");
+    assert_eq!(c["key"], "none");
+    assert_eq!(c["attempts"], 1);
+    assert_eq!(c["retry_id"], Value::Null, "no retry, so nothing to say of its id");
+    assert_eq!(scenario(doc, "timeout")["effects"], 1);
+    assert_eq!(code, 0, "every scenario ran the tool once");
+    let verdicts = doc["model"]["verdicts"].as_array().unwrap();
+    assert!(verdicts.iter().any(|v| v["verdict"] == "holds"), "{doc:#}");
+}
+
+#[test]
+fn a_retry_on_timeout_wrapper_over_stdio_is_retry_on_timeout() {
+    let dir = scratch!("probe_client", "retry-stdio");
+    let (doc, code) = probe(&dir, &client("--retry-on-timeout"), "stdio", &["timeout", "disconnect", "error"]);
+    assert_retry_on_timeout(&doc, code);
+    assert_eq!(doc["client"]["unobserved"], serde_json::json!([]), "timeout, disconnect and error were all run");
+    assert_eq!(doc["client"]["new_connection"], false, "it retried on the same server process");
+    let disconnect = scenario(&doc, "disconnect");
+    assert_eq!(disconnect["attempts"], 1, "no retry after the server process exited");
+    assert_eq!(scenario(&doc, "error")["attempts"], 1, "no retry after a JSON-RPC error");
+    assert!(scenario(&doc, "timeout")["cancels"].as_u64().unwrap() >= 1, "notifications/cancelled over stdio");
+}
+
+#[test]
+fn a_retry_on_timeout_wrapper_over_http_is_retry_on_timeout() {
+    let dir = scratch!("probe_client", "retry-http");
+    let (doc, code) = probe(&dir, &client("--retry-on-timeout"), "http", &["timeout"]);
+    assert_retry_on_timeout(&doc, code);
+    assert_eq!(doc["transport"], "http");
+    assert_eq!(revision(&dir, "timeout"), "2026-07-28", "server/discover first");
+}
+
+#[test]
+fn a_plain_client_over_stdio_is_no_retry() {
+    let dir = scratch!("probe_client", "plain-stdio");
+    // --legacy: the initialize handshake, so 2025-11-25 is spoken too.
+    let (doc, code) = probe(&dir, &client("--legacy"), "stdio", &["timeout"]);
+    assert_no_retry(&doc, code);
+    assert_eq!(revision(&dir, "timeout"), "2025-11-25");
+}
+
+#[test]
+fn a_plain_client_over_http_is_no_retry() {
+    let dir = scratch!("probe_client", "plain-http");
+    let (doc, code) = probe(&dir, &client(""), "http", &["timeout"]);
+    assert_no_retry(&doc, code);
+}
+
+/// A client that cannot be probed: exit 2, one line on stderr naming the client and why.
+fn assert_bad_client(client: &str, extra: &[&str], why: &str, within: Duration) {
+    let started = Instant::now();
+    let out = mcp_once!()
+        .args(["probe-client", "--client", client, "--scenario", "ok"])
+        .args(extra)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(&format!("client `{client}`")) && stderr.contains(why), "{stderr}");
+    assert!(out.stdout.is_empty(), "no report for a client that was not probed");
+    assert!(started.elapsed() < within, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn a_client_that_does_not_start_never_connects_or_makes_no_call_is_exit_2() {
+    assert_bad_client("/nonexistent/mcp-client --flag", &[], "did not start", Duration::from_secs(10));
+    // It would sleep 30 s: the bound ends it (and its group) after one second.
+    let sleeper = "sh -c 'sleep 30'";
+    assert_bad_client(sleeper, &["--connect-within", "1"], "never connected", Duration::from_secs(10));
+    assert_bad_client(&client("--no-call"), &["--transport", "http"], "made no call", Duration::from_secs(30));
+}

@@ -1,0 +1,341 @@
+//! What a client did, read from the records of its scenario runs: attempts per logical call,
+//! cancellation on its own timeout, whether a retry reused the id, the key, the connection, the
+//! backoff; then the model's `--client` and `--key` names for it, or where it is outside them.
+
+use mcp_once_model::{ClientPolicy, KeyLifetime};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::client_probe::runner::ScenarioRun;
+use crate::client_probe::scenario::Scenario;
+
+/// One scenario, as the record shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Observed {
+    /// The scenario's name.
+    pub scenario: &'static str,
+    /// What the server did.
+    pub server: &'static str,
+    /// `tools/call` requests of the tool that arrived (the one logical call's attempts).
+    pub attempts: usize,
+    /// Effects taken (one per executed call, every process counted).
+    pub effects: usize,
+    /// The JSON-RPC id of each attempt.
+    pub request_ids: Vec<Value>,
+    /// The connection of each attempt (`stdio:PID`, `http:N`) and its session, if any.
+    pub connections: Vec<String>,
+    /// The idempotency key of each attempt (null: none) and where the first was found.
+    pub keys: Vec<Value>,
+    /// Where the key was (`params.idempotencyKey`, `_meta.NAME`, `arguments.NAME`).
+    pub key_at: Option<String>,
+    /// `notifications/cancelled` the client sent.
+    pub cancels: usize,
+    /// For a held answer: what ended the hold (cancelled, sent-again, disconnected, hold-limit).
+    pub woke: Option<String>,
+    /// Milliseconds from the server's last event (answer, cancel, exit) to each retry.
+    pub backoff_ms: Vec<u64>,
+    /// For a held answer: how long it was held before the client gave up (its timeout).
+    pub held_ms: Option<u64>,
+    /// For each retry: whether the client opened a new MCP connection first (a new server
+    /// process, or an `initialize` / `server/discover` handshake since the previous attempt).
+    pub new_connection: Vec<bool>,
+    /// Server processes that served the run.
+    pub processes: usize,
+    /// The client's exit code (null: killed).
+    pub exit: Option<i32>,
+    /// The client was killed at the run's bound.
+    pub killed_at_bound: bool,
+    /// How long the client ran.
+    pub elapsed_ms: u64,
+}
+
+impl Observed {
+    /// Read one scenario's record.
+    pub fn of(run: &ScenarioRun) -> Observed {
+        let lines = &run.record;
+        let of_kind = |k: &'static str| lines.iter().filter(move |l| l["kind"] == k);
+        let attempts: Vec<&Value> = of_kind("attempt").collect();
+        let connection = |a: &Value| match a["session"].as_str() {
+            Some(s) => format!("{} session {s}", a["conn"].as_str().unwrap_or("?")),
+            None => a["conn"].as_str().unwrap_or("?").to_string(),
+        };
+        let mut backoff_ms = Vec::new();
+        let mut new_connection = Vec::new();
+        // In file order: the lines between two attempts are what happened before the retry.
+        let at: Vec<usize> = (0..lines.len()).filter(|i| lines[*i]["kind"] == "attempt").collect();
+        for pair in at.windows(2) {
+            let (first, next) = (&lines[pair[0]], &lines[pair[1]]);
+            let between = &lines[pair[0] + 1..pair[1]];
+            let handshake = between.iter().any(|l| {
+                l["kind"] == "frame"
+                    && matches!(l["message"]["method"].as_str(), Some("initialize" | "server/discover"))
+            });
+            new_connection.push(handshake || first["pid"] != next["pid"]);
+            let t = |l: &Value| l["t_ms"].as_u64().unwrap_or(0);
+            let last_event = between
+                .iter()
+                .filter(|l| matches!(l["kind"].as_str(), Some("answer" | "cancelled" | "eof" | "end")))
+                .map(t)
+                .max()
+                .unwrap_or(t(first));
+            backoff_ms.push(t(next).saturating_sub(last_event));
+        }
+        let mut pids: Vec<u64> = of_kind("start").filter_map(|l| l["pid"].as_u64()).collect();
+        pids.dedup();
+        Observed {
+            scenario: run.scenario.as_str(),
+            server: run.scenario.describe(),
+            attempts: attempts.len(),
+            effects: of_kind("effect").count(),
+            request_ids: attempts.iter().map(|a| a["request_id"].clone()).collect(),
+            connections: attempts.iter().map(|a| connection(a)).collect(),
+            keys: attempts.iter().map(|a| a["key"].clone()).collect(),
+            key_at: attempts.iter().find_map(|a| a["key_at"].as_str().map(str::to_string)),
+            cancels: of_kind("cancelled").count(),
+            woke: of_kind("answer").find_map(|a| a["woke"].as_str().map(str::to_string)),
+            held_ms: of_kind("answer")
+                .find(|a| a["woke"].as_str().is_some_and(|w| w != "hold-limit"))
+                .and_then(|a| a["held_ms"].as_u64()),
+            backoff_ms,
+            new_connection,
+            processes: pids.len(),
+            exit: run.exit,
+            killed_at_bound: run.killed_at_bound,
+            elapsed_ms: run.elapsed_ms,
+        }
+    }
+
+    /// The client sent the call more than once.
+    pub fn retried(&self) -> bool {
+        self.attempts > 1
+    }
+}
+
+/// The model's client policy for this client, or why it is outside the model.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyFound {
+    /// The model's name, when the client is inside the model.
+    pub name: Option<ClientPolicy>,
+    /// The policy the model is checked with: the name, or the closest over-approximation.
+    pub checked_as: ClientPolicy,
+    /// Why it is outside the model, in plain words (none when inside).
+    pub outside: Option<String>,
+    /// Faults no scenario run exercised (the name assumes no retry after them).
+    pub unobserved: Vec<&'static str>,
+}
+
+/// The model's key lifetime for this client.
+#[derive(Clone, Debug, Serialize)]
+pub struct KeyFound {
+    /// The model's name.
+    pub name: KeyLifetime,
+    /// What could not be told apart, if anything.
+    pub note: Option<String>,
+}
+
+/// The client, classified.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClientProfile {
+    /// Retry policy.
+    pub policy: PolicyFound,
+    /// Key lifetime.
+    pub key: KeyFound,
+    /// The most attempts of one logical call in any scenario.
+    pub attempts: usize,
+    /// Whether it sent `notifications/cancelled` when its own timeout fired (null: not seen:
+    /// the timeout scenario was not run, or the client did not give up within the hold).
+    pub cancels_on_timeout: Option<bool>,
+    /// Whether a retry reused the JSON-RPC id (`same`, `new`; null: no retry seen).
+    pub retry_id: Option<&'static str>,
+    /// Whether a retry came on a new connection or session (null: no retry seen).
+    pub new_connection: Option<bool>,
+    /// The client's own timeout as measured: how long a held answer waited before the client
+    /// gave up (null: not seen).
+    pub timeout_ms: Option<u64>,
+    /// What the classification rests on beyond the counts, in plain words.
+    pub notes: Vec<String>,
+}
+
+fn retried_in(runs: &[Observed], scenarios: &[Scenario]) -> Option<bool> {
+    let seen: Vec<bool> =
+        runs.iter().filter(|o| scenarios.iter().any(|s| s.as_str() == o.scenario)).map(Observed::retried).collect();
+    (!seen.is_empty()).then(|| seen.iter().any(|r| *r))
+}
+
+/// Whether a retry after a dropped connection came one client timeout after the drop: the
+/// client did not see the drop, its timeout fired (and that retried).
+fn drop_seen_as_timeout(o: &Observed, timeout_ms: Option<u64>) -> bool {
+    match (timeout_ms, o.backoff_ms.first()) {
+        (Some(t), Some(b)) => b.abs_diff(t) <= (t / 4).max(100),
+        _ => false,
+    }
+}
+
+/// Classify a client from its scenario runs.
+pub fn classify(runs: &[Observed]) -> ClientProfile {
+    let held = |s: Scenario| runs.iter().find(|o| o.scenario == s.as_str()).and_then(|o| o.held_ms);
+    let timeout_ms = held(Scenario::Timeout).or_else(|| held(Scenario::Never));
+    let mut notes = Vec::new();
+    let timeout = retried_in(runs, &[Scenario::Timeout, Scenario::Never]);
+    let mut disconnect = retried_in(runs, &[Scenario::Disconnect]);
+    if let Some(o) = runs.iter().find(|o| o.scenario == Scenario::Disconnect.as_str() && o.retried()) {
+        if drop_seen_as_timeout(o, timeout_ms) {
+            notes.push(format!(
+                "after the dropped connection it waited {} ms, its own timeout, then retried: the drop surfaced as a timeout, so it counts as a retry on timeout",
+                o.backoff_ms[0]
+            ));
+            disconnect = Some(false);
+        }
+    }
+    let error = retried_in(runs, &[Scenario::Error, Scenario::IsError]);
+    let success = retried_in(runs, &[Scenario::Ok]);
+    let mut unobserved = Vec::new();
+    for (seen, fault) in [(timeout, "timeout"), (disconnect, "disconnect"), (error, "error reply")] {
+        if seen.is_none() {
+            unobserved.push(fault);
+        }
+    }
+    let (t, d, e) = (timeout == Some(true), disconnect == Some(true), error == Some(true));
+    let (name, outside) = if success == Some(true) {
+        (None, Some("it sent the call again after a successful answer (a framework re-run?)".to_string()))
+    } else {
+        match (t, d, e) {
+            (false, false, false) => (Some(ClientPolicy::NoRetry), None),
+            (true, false, false) => (Some(ClientPolicy::RetryOnTimeout), None),
+            (false, true, false) => (Some(ClientPolicy::RetryOnDisconnect), None),
+            (true, true, true) => (Some(ClientPolicy::RetryAny), None),
+            _ => {
+                let list = |want: bool| {
+                    let v: Vec<&str> = [(t, "timeout"), (d, "disconnect"), (e, "error reply")]
+                        .into_iter()
+                        .filter(|(r, _)| *r == want)
+                        .map(|(_, n)| n)
+                        .collect();
+                    v.join(", ")
+                };
+                (None, Some(format!("it retries after {} but not after {}", list(true), list(false))))
+            }
+        }
+    };
+    let checked_as = match (name, success == Some(true)) {
+        (Some(n), _) => n,
+        (None, true) => ClientPolicy::FrameworkRetry,
+        (None, false) => ClientPolicy::RetryAny,
+    };
+    let attempts = runs.iter().map(|o| o.attempts).max().unwrap_or(0);
+    let retries: Vec<&Observed> = runs.iter().filter(|o| o.retried()).collect();
+    let retry_id = retries.first().map(|o| if o.request_ids.windows(2).all(|w| w[0] == w[1]) { "same" } else { "new" });
+    let new_connection = retries.first().map(|o| o.new_connection.iter().any(|n| *n));
+    let timed =
+        runs.iter().find(|o| o.scenario == Scenario::Timeout.as_str() && o.woke.as_deref() != Some("hold-limit"));
+    // Over HTTP a closed response stream is the cancellation (rmcp cancels the handler on it).
+    let over_http = |o: &Observed| o.connections.first().is_some_and(|c| c.starts_with("http"));
+    let stream_closed = |o: &Observed| {
+        o.cancels == 0 && over_http(o) && matches!(o.woke.as_deref(), Some("cancelled" | "disconnected"))
+    };
+    // Without a timeout run that ended on the client, a `never` run where it cancelled says so.
+    let never = runs.iter().find(|o| o.scenario == Scenario::Never.as_str() && (o.cancels > 0 || stream_closed(o)));
+    let cancels_on_timeout = timed.map(|o| o.cancels > 0 || stream_closed(o)).or(never.map(|_| true));
+    if let Some(o) = timed.filter(|o| stream_closed(o)) {
+        notes.push(format!(
+            "under {} it cancelled by closing the request's response stream, not with notifications/cancelled",
+            o.scenario
+        ));
+    }
+    if runs.iter().any(|o| o.scenario == Scenario::Timeout.as_str() && o.woke.as_deref() == Some("hold-limit")) {
+        notes.push("its timeout did not fire within the server's hold (raise --hold-ms to see it)".into());
+    }
+    ClientProfile {
+        policy: PolicyFound { name, checked_as, outside, unobserved },
+        key: key_found(runs),
+        attempts,
+        cancels_on_timeout,
+        retry_id,
+        new_connection,
+        timeout_ms,
+        notes,
+    }
+}
+
+fn key_found(runs: &[Observed]) -> KeyFound {
+    let any_key = runs.iter().flat_map(|o| &o.keys).any(|k| !k.is_null());
+    if !any_key {
+        return KeyFound { name: KeyLifetime::None, note: None };
+    }
+    let retried: Vec<&Observed> = runs.iter().filter(|o| o.retried()).collect();
+    if retried.is_empty() {
+        let note = "a key was sent but no retry was seen, so per-call and per-attempt are not told apart (checked as per-call)";
+        return KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()) };
+    }
+    let same = retried.iter().all(|o| o.keys.windows(2).all(|w| w[0] == w[1] && !w[0].is_null()));
+    if same {
+        let note =
+            "a framework re-run that makes a new key (per-step) looks the same from the server unless the step fails";
+        KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()) }
+    } else {
+        KeyFound { name: KeyLifetime::PerAttempt, note: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn observed(scenario: Scenario, attempts: usize, backoff: Vec<u64>, held: Option<u64>) -> Observed {
+        Observed {
+            scenario: scenario.as_str(),
+            server: scenario.describe(),
+            attempts,
+            effects: attempts,
+            request_ids: (0..attempts).map(|i| json!(i + 2)).collect(),
+            connections: vec!["stdio:1".into(); attempts],
+            keys: vec![Value::Null; attempts],
+            key_at: None,
+            cancels: usize::from(held.is_some()),
+            woke: held.map(|_| "cancelled".into()),
+            backoff_ms: backoff,
+            held_ms: held,
+            new_connection: vec![false; attempts.saturating_sub(1)],
+            processes: 1,
+            exit: Some(1),
+            killed_at_bound: false,
+            elapsed_ms: 0,
+        }
+    }
+
+    #[test]
+    fn the_policy_follows_the_faults_retried_after() {
+        let timeout = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        let once = |s| observed(s, 1, vec![], None);
+        let c = classify(&[timeout.clone(), once(Scenario::Disconnect), once(Scenario::Error)]);
+        assert_eq!((c.policy.name, c.key.name, c.attempts), (Some(ClientPolicy::RetryOnTimeout), KeyLifetime::None, 2));
+        assert_eq!((c.retry_id, c.new_connection, c.cancels_on_timeout), (Some("new"), Some(false), Some(true)));
+        let plain = classify(&[observed(Scenario::Timeout, 1, vec![], Some(1000))]);
+        assert_eq!(plain.policy.name, Some(ClientPolicy::NoRetry));
+        assert_eq!(plain.policy.unobserved, ["disconnect", "error reply"]);
+        let error = observed(Scenario::Error, 2, vec![5], None);
+        let odd = classify(&[timeout.clone(), once(Scenario::Disconnect), error]);
+        assert_eq!((odd.policy.name, odd.policy.checked_as), (None, ClientPolicy::RetryAny));
+        assert!(odd.policy.outside.unwrap().contains("but not after disconnect"));
+    }
+
+    #[test]
+    fn a_drop_the_client_only_notices_by_its_timeout_is_a_timeout_retry() {
+        let timeout = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        let late = observed(Scenario::Disconnect, 2, vec![1003], None);
+        let c = classify(&[timeout.clone(), late]);
+        assert_eq!(c.policy.name, Some(ClientPolicy::RetryOnTimeout), "{:?}", c.notes);
+        let at_once = observed(Scenario::Disconnect, 2, vec![3], None);
+        assert!(classify(&[timeout, at_once]).policy.outside.is_some(), "retries on both: not a model policy");
+    }
+
+    #[test]
+    fn keys_per_call_or_per_attempt() {
+        let mut same = observed(Scenario::Timeout, 2, vec![1], Some(1000));
+        same.keys = vec![json!("k"), json!("k")];
+        assert_eq!(classify(&[same.clone()]).key.name, KeyLifetime::PerCall);
+        same.keys = vec![json!("k1"), json!("k2")];
+        assert_eq!(classify(&[same]).key.name, KeyLifetime::PerAttempt);
+    }
+}
