@@ -23,7 +23,7 @@ pub enum Format {
 }
 
 /// A value parsed with its `FromStr` (the model's names), for clap.
-fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
+pub fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
     s.parse()
 }
 
