@@ -7,7 +7,9 @@ use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::budget::{available_bytes, parse_size};
-use mcp_once_model::{Bounds, Budget, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport};
+use mcp_once_model::{
+    Bounds, Budget, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport,
+};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -21,7 +23,7 @@ pub enum Format {
 }
 
 /// A value parsed with its `FromStr` (the model's names), for clap.
-fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
+pub fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
     s.parse()
 }
 
@@ -41,8 +43,15 @@ pub struct ConfigArgs {
     #[arg(long, value_parser = parse::<KeyLifetime>)]
     pub key: Option<KeyLifetime>,
     /// Server: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, key-volatile, key-durable, key-after-effect, key-expiring.
+    /// Each name is a preset of (store, cancellation): plain = no store + ignores,
+    /// honours-cancel = no store + before-effect, every other = its store + ignores.
     #[arg(long, value_parser = parse::<ServerImpl>)]
     pub server: Option<ServerImpl>,
+    /// What the server's handler does on a cancellation, overriding the --server preset's:
+    /// ignores, before-effect (dropped if it arrives before the effect), interrupts (stopped
+    /// anywhere, between the effect and the key record too).
+    #[arg(long, value_parser = parse::<Cancellation>)]
+    pub cancel: Option<Cancellation>,
     /// Logical calls (1 to 3).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -62,6 +71,7 @@ impl ConfigArgs {
             || self.client.is_some()
             || self.key.is_some()
             || self.server.is_some()
+            || self.cancel.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -79,12 +89,14 @@ impl ConfigArgs {
             client: self.client.unwrap_or(ClientPolicy::RetryOnTimeout),
             key: self.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None }),
             server,
+            cancel: self.cancel,
             bounds: Bounds {
                 calls: self.calls.unwrap_or(1),
                 retries: self.retries.unwrap_or(1),
                 crashes: self.crashes.unwrap_or(1),
             },
-        };
+        }
+        .normalised();
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
         Ok((config, profile))
     }

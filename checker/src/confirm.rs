@@ -190,6 +190,10 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     if let Err(why) = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision)) {
         return not_run(job, ReplayVerdict::Inconclusive, why);
     }
+    if let Some(cancel) = job.config.cancel {
+        let why = format!("the fixtures are their --server presets only; none is {server} with --cancel {cancel} yet");
+        return not_run(job, ReplayVerdict::Inconclusive, why);
+    }
     let dir = replay_dir(&options.evidence, job);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return not_run(job, ReplayVerdict::Inconclusive, format!("{}: cannot create: {e}", dir.display()));

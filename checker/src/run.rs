@@ -8,8 +8,8 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    explore_with, Budget, CheckResult, ClientPolicy, Config, End, McpModel, Options, Profile, PropertyKind, ServerImpl,
-    Transport, WorstSearch,
+    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, McpModel, Options, Profile,
+    PropertyKind, ServerImpl, Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -109,7 +109,13 @@ pub fn builtins() -> Vec<Profile> {
 
 /// The default matrix's cells under `profiles`, each with its profile.
 pub fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
-    mcp_once_model::catalogue::matrix(profiles)
+    matrix_cells(profiles, &[])
+}
+
+/// The default matrix's cells under each cancellation handling in `cancels` (none: each
+/// server's preset, the default matrix), with their profiles.
+pub fn matrix_cells(profiles: &[Profile], cancels: &[Cancellation]) -> Vec<(Config, Profile)> {
+    mcp_once_model::catalogue::matrix_with_cancel(profiles, cancels)
         .into_iter()
         .map(|c| {
             let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
@@ -182,14 +188,16 @@ pub fn trace_name(config: &Config, kind: TraceKind) -> String {
 }
 
 /// A cell's name, usable as a file or folder name: its parameters joined by `__`
-/// (`mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c2r1k1`).
+/// (`mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c2r1k1`); a cancellation override
+/// follows the server (`key-after-effect-cancel-interrupts`).
 pub fn cell_name(config: &Config) -> String {
     let profile = Path::new(&config.profile)
         .file_stem()
         .map_or_else(|| config.profile.clone(), |s| s.to_string_lossy().into_owned());
     let b = config.bounds;
+    let cancel = config.cancel.map(|c| format!("-cancel-{c}")).unwrap_or_default();
     format!(
-        "{profile}__{}__{}__{}__{}__c{}r{}k{}",
+        "{profile}__{}__{}__{}__{}{cancel}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
     )
 }

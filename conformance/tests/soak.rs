@@ -30,6 +30,7 @@ fn scenario_1() -> (TraceFile, Profile) {
         client: ClientPolicy::RetryOnTimeout,
         key: KeyLifetime::None,
         server: ServerImpl::Plain,
+        cancel: None,
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     let model = McpModel::new(config, profile.clone()).expect("applicable");

@@ -2,7 +2,7 @@
 //! (used by the model's tests, the replay fixtures, the probe and the benchmark), and the default
 //! matrix (every profile x transport x client policy x server implementation).
 
-use crate::config::{Bounds, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use crate::config::{Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
 use crate::property::PropertyKind;
@@ -159,7 +159,8 @@ impl Scenario {
     /// The model configuration of the scenario under `profile`, over `transport`, against a
     /// server that behaves as `server`.
     pub fn config(&self, profile: &str, transport: Transport, server: ServerImpl) -> Config {
-        Config { profile: profile.into(), transport, client: self.client, key: self.key, server, bounds: self.bounds() }
+        let (client, key, bounds) = (self.client, self.key, self.bounds());
+        Config { profile: profile.into(), transport, client, key, server, cancel: None, bounds }
     }
 
     /// The trace the scenario is replayed with under `profile` (see [`replay_trace`]).
@@ -287,6 +288,7 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                             client,
                             key,
                             server,
+                            cancel: None,
                             bounds: matrix_bounds(client),
                         });
                     }
@@ -295,6 +297,20 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
         }
     }
     cells
+}
+
+/// The cells of [`matrix`], each under every cancellation handling in `cancels` (in that
+/// order), where a server preset's own handling is written as no override. `[]` gives the
+/// default matrix, each server under its preset's handling.
+pub fn matrix_with_cancel(profiles: &[Profile], cancels: &[Cancellation]) -> Vec<Config> {
+    let cells = matrix(profiles);
+    if cancels.is_empty() {
+        return cells;
+    }
+    cells
+        .into_iter()
+        .flat_map(|c| cancels.iter().map(move |x| Config { cancel: Some(*x), ..c.clone() }.normalised()))
+        .collect()
 }
 
 /// The built-in profiles, loaded.

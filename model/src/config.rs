@@ -1,5 +1,6 @@
 //! The parameters of one model configuration: transport, client policy, key lifetime, server
-//! implementation and bounds. The spec profile is the remaining parameter (see [`crate::profile`]).
+//! implementation (a preset of key store and cancellation handling, the latter overridable)
+//! and bounds. The spec profile is the remaining parameter (see [`crate::profile`]).
 //!
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
@@ -52,11 +53,29 @@ named_enum!(
 );
 
 named_enum!(
-    /// What the server does about duplicates.
+    /// What the server's handler does when it reads the cancellation of a request it runs
+    /// (`notifications/cancelled`, or a closed response stream where the revision makes that a
+    /// cancellation).
+    Cancellation {
+        /// Nothing: the handler runs to its end.
+        Ignores = "ignores",
+        /// Checks once, before its effect: a request cancelled before then is dropped; once
+        /// the effect has started the handler runs to its end.
+        BeforeEffect = "before-effect",
+        /// The handler is stopped wherever it is (the Python SDK cancels the handler's task):
+        /// before the effect the request is dropped; between the effect and a separate key
+        /// record the record is never written.
+        Interrupts = "interrupts",
+    }
+);
+
+named_enum!(
+    /// What the server does about duplicates: a preset of (key store, cancellation handling);
+    /// `--cancel` overrides the cancellation handling ([`ServerImpl::preset_cancel`]).
     ServerImpl {
-        /// Runs every request it receives; ignores cancellation.
+        /// No store; ignores cancellation.
         Plain = "plain",
-        /// Drops a request whose cancellation arrives before its effect commits.
+        /// No store; drops a request whose cancellation arrives before its effect commits.
         HonoursCancel = "honours-cancel",
         /// Remembers JSON-RPC ids it has seen, in memory (lost on a crash), and answers a
         /// repeated id with the remembered result.
@@ -75,6 +94,27 @@ named_enum!(
 );
 
 impl ServerImpl {
+    /// The cancellation handling this preset has when `--cancel` is not given: `before-effect`
+    /// for `honours-cancel`, `ignores` for every other.
+    pub fn preset_cancel(self) -> Cancellation {
+        match self {
+            Self::HonoursCancel => Cancellation::BeforeEffect,
+            _ => Cancellation::Ignores,
+        }
+    }
+    /// The key store (or id table) of this preset, in words: what a `--server` name keeps
+    /// apart from its cancellation handling.
+    pub fn store(self) -> &'static str {
+        match self {
+            Self::Plain | Self::HonoursCancel => "no store",
+            Self::DedupById => "id table in memory",
+            Self::DedupByIdDurable => "id table, durable",
+            Self::KeyVolatile => "key records in memory",
+            Self::KeyDurable => "key records, durable, atomic with the effect",
+            Self::KeyAfterEffect => "key records, durable, written after the effect",
+            Self::KeyExpiring => "key records, durable, atomic, expiring",
+        }
+    }
     /// Whether this implementation keeps idempotency-key records.
     pub fn uses_keys(self) -> bool {
         matches!(self, Self::KeyVolatile | Self::KeyDurable | Self::KeyAfterEffect | Self::KeyExpiring)
@@ -116,7 +156,11 @@ impl Default for Bounds {
 }
 
 /// One model configuration, without the profile itself (named by `profile`).
+///
+/// In files it carries `cancel` always (the effective cancellation handling); a file without
+/// it (written before the axis existed) means the server preset's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "ConfigFile", from = "ConfigFile")]
 pub struct Config {
     /// Profile name or path.
     pub profile: String,
@@ -128,20 +172,70 @@ pub struct Config {
     pub key: KeyLifetime,
     /// Server implementation.
     pub server: ServerImpl,
+    /// Cancellation handling, where it differs from the server preset's (`None`: the
+    /// preset's; see [`Config::cancel`]).
+    pub cancel: Option<Cancellation>,
     /// Bounds.
     pub bounds: Bounds,
+}
+
+/// How a [`Config`] is written to and read from files.
+#[derive(Serialize, Deserialize)]
+struct ConfigFile {
+    profile: String,
+    transport: Transport,
+    client: ClientPolicy,
+    key: KeyLifetime,
+    server: ServerImpl,
+    #[serde(default)]
+    cancel: Option<Cancellation>,
+    bounds: Bounds,
+}
+
+impl From<Config> for ConfigFile {
+    fn from(c: Config) -> Self {
+        let cancel = Some(c.cancel());
+        ConfigFile {
+            profile: c.profile,
+            transport: c.transport,
+            client: c.client,
+            key: c.key,
+            server: c.server,
+            cancel,
+            bounds: c.bounds,
+        }
+    }
+}
+
+impl From<ConfigFile> for Config {
+    fn from(f: ConfigFile) -> Self {
+        Config {
+            profile: f.profile,
+            transport: f.transport,
+            client: f.client,
+            key: f.key,
+            server: f.server,
+            cancel: f.cancel,
+            bounds: f.bounds,
+        }
+        .normalised()
+    }
 }
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {} --calls {} --retries {} --crashes {}",
+            "--profile {} --transport {} --client {} --key {} --server {}{} --calls {} --retries {} --crashes {}",
             self.profile,
             self.transport,
             self.client,
             self.key,
             self.server,
+            match self.cancel.filter(|c| *c != self.server.preset_cancel()) {
+                Some(c) => format!(" --cancel {c}"),
+                None => String::new(),
+            },
             self.bounds.calls,
             self.bounds.retries,
             self.bounds.crashes
@@ -150,6 +244,24 @@ impl fmt::Display for Config {
 }
 
 impl Config {
+    /// The cancellation handling in force: the override, else the server preset's.
+    pub fn cancel(&self) -> Cancellation {
+        self.cancel.unwrap_or(self.server.preset_cancel())
+    }
+
+    /// The same configuration with an override equal to the preset's value dropped, so that
+    /// `--server plain --cancel ignores` and `--server plain` are one cell.
+    pub fn normalised(mut self) -> Config {
+        self.cancel = self.cancel.filter(|c| *c != self.server.preset_cancel());
+        self
+    }
+
+    /// The (store, cancellation) pair this cell is, in words: `key-after-effect (key records,
+    /// durable, written after the effect; cancellation: interrupts)`.
+    pub fn server_pair(&self) -> String {
+        format!("{} ({}; cancellation: {})", self.server, self.server.store(), self.cancel())
+    }
+
     /// Check the bounds, and whether this configuration makes sense under `profile`.
     /// `Err` holds a one-line reason; callers show such a cell as "not applicable".
     pub fn applicable(&self, profile: &Profile) -> Result<(), String> {

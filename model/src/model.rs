@@ -18,14 +18,17 @@
 //! - A cancellation overtaking its own request: the server reads a request before its
 //!   cancellation (stdio is one ordered pipe; on HTTP the stream belongs to the request).
 //! - Cancellations sent to servers that ignore them are not put in flight: reading one would
-//!   change nothing, so leaving it out cannot hide a violation.
+//!   change nothing, so leaving it out cannot hide a violation. The same holds for a
+//!   cancellation sent once the handler is past every point where it could still stop
+//!   ([`Cancellation`]): past the effect for `before-effect`; past the key record for
+//!   `interrupts` (all that is left then is a response nobody waits for).
 //! - HTTP session re-initialisation after a restart is taken as immediate and lossless.
 //! - The outcome query is one atomic exchange with the running server; its own loss is not
 //!   modelled. Over stdio it is answered only once the server has read everything written
 //!   before it (one ordered pipe); over HTTP it is a request of its own and may overtake.
 
 use crate::action::Action;
-use crate::config::{ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use crate::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{
     Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_CALLS, MAX_IDS,
@@ -60,6 +63,7 @@ pub struct McpModel {
 impl McpModel {
     /// Build the model; `Err` if the configuration does not apply under the profile.
     pub fn new(config: Config, profile: Profile) -> Result<McpModel, String> {
+        let config = config.normalised();
         config.applicable(&profile)?;
         let k = &profile.knobs;
         let http = config.transport == Transport::Http;
@@ -104,7 +108,9 @@ impl McpModel {
             rules.semantics = KeySemantics::None;
         }
         let c = &self.config;
-        format!("{rules:?}|{}|{}|{}|{}|{:?}|{:?}", c.transport, c.client, c.key, c.server, c.bounds, self.view)
+        // A cell with no override keeps the key it had before the cancellation axis existed.
+        let cancel = c.cancel.map(|x| format!("|cancel {x}")).unwrap_or_default();
+        format!("{rules:?}|{}|{}|{}|{}{cancel}|{:?}|{:?}", c.transport, c.client, c.key, c.server, c.bounds, self.view)
     }
 
     /// The same model with the given view (which facts states are compared on); tests use it
@@ -117,8 +123,36 @@ impl McpModel {
         1 + self.config.bounds.retries
     }
 
-    fn honours_cancel(&self) -> bool {
-        self.config.server == ServerImpl::HonoursCancel
+    /// Whether a cancellation sent while the server has attempt `t` at `side` can still change
+    /// what the handler does, so is put in flight: before the effect for `before-effect`, also
+    /// between the effect and a separate key record for `interrupts`.
+    fn cancel_can_stop(&self, side: ServerSide) -> bool {
+        match self.config.cancel() {
+            Cancellation::Ignores => false,
+            Cancellation::BeforeEffect => matches!(side, ServerSide::Unseen | ServerSide::Pending),
+            Cancellation::Interrupts => matches!(side, ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected),
+        }
+    }
+
+    /// The server reads the cancellation of `(c, a)`: the handler stops if it still can (see
+    /// [`Cancellation`]). Before the effect the request is dropped, and its running key (or
+    /// in-progress id) is released; between the effect and the key record the record is never
+    /// written. No response is written either way.
+    fn read_cancel(&self, s: &mut State, c: usize, a: usize) {
+        let t = s.attempts[c][a];
+        if !self.cancel_can_stop(t.server) || t.server == ServerSide::Unseen {
+            return;
+        }
+        s.attempts[c][a].server = match t.server {
+            ServerSide::Pending => ServerSide::Dropped,
+            _ => ServerSide::Interrupted,
+        };
+        if t.key != 0 {
+            s.keys_running[c] &= !Self::key_bit(t.key);
+        }
+        if t.server == ServerSide::Pending && self.config.server.uses_ids() {
+            s.ids_seen[t.id as usize] = 0;
+        }
     }
 
     /// Whether call `c` may still be retried (by the client, after an outcome query where the
@@ -427,8 +461,7 @@ impl Model for McpModel {
             }
             Action::ClientCancel { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                let open = matches!(s.attempts[c][a].server, ServerSide::Unseen | ServerSide::Pending);
-                if s.server.up && self.honours_cancel() && open {
+                if s.server.up && self.cancel_can_stop(s.attempts[c][a].server) {
                     s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
                 }
                 Self::fail(&mut s, c, Failure::Timeout);
@@ -452,8 +485,7 @@ impl Model for McpModel {
                 let (c, a) = idx(call, attempt);
                 let t = s.attempts[c][a];
                 s.attempts[c][a].client = ClientSide::Broken;
-                let open = matches!(t.server, ServerSide::Unseen | ServerSide::Pending);
-                if self.rules.disconnect_cancels && self.honours_cancel() && open {
+                if self.rules.disconnect_cancels && self.cancel_can_stop(t.server) {
                     s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
                 }
                 Self::fail(&mut s, c, Failure::Disconnect);
@@ -492,13 +524,7 @@ impl Model for McpModel {
                 let (c, a) = idx(call, attempt);
                 let index = self.readable(&s, Msg::cancel(c, a))?;
                 s.inbox.remove(index);
-                if self.honours_cancel() && s.attempts[c][a].server == ServerSide::Pending {
-                    s.attempts[c][a].server = ServerSide::Dropped;
-                    let key = s.attempts[c][a].key;
-                    if key != 0 {
-                        s.keys_running[c] &= !Self::key_bit(key);
-                    }
-                }
+                self.read_cancel(&mut s, c, a);
             }
             Action::ServerCommit { call, attempt } => {
                 let (c, a) = idx(call, attempt);

@@ -5,7 +5,7 @@
 use crate::action::Action;
 use crate::config::{ServerImpl, Transport};
 use crate::model::McpModel;
-use crate::profile::{Citation, KnobId};
+use crate::profile::{Citation, KnobId, Revision};
 use crate::state::{ServerSide, State};
 
 /// The knobs whose values allow `action` under this model's configuration.
@@ -29,7 +29,13 @@ pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
         }
         Action::ServerReceive { .. } if server.uses_ids() => vec![K::RequestIdScope],
         Action::ServerReceive { .. } => vec![],
-        Action::ServerReceiveCancel { .. } => vec![if http { K::HttpCancel } else { K::StdioCancel }],
+        // On HTTP the cancellation a server reads may be a closed stream: the knob saying that
+        // a disconnect is a cancellation allows the step too (2026-07-28: it MUST be one).
+        Action::ServerReceiveCancel { .. } if http && model.profile.knobs.http_disconnect_is_cancel.value => {
+            vec![K::HttpCancel, K::HttpDisconnectIsCancel]
+        }
+        Action::ServerReceiveCancel { .. } if http => vec![K::HttpCancel],
+        Action::ServerReceiveCancel { .. } => vec![K::StdioCancel],
         Action::ServerCommit { .. } if server == ServerImpl::KeyAfterEffect => vec![K::IdempotencyCrashWindow],
         Action::ServerCommit { .. } => vec![],
         Action::ServerStoreKey { .. } => vec![K::IdempotencyCrashWindow],
@@ -117,9 +123,19 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             format!("server reads tools/call id {} and {what}", id(call, attempt))
         }
         Action::ServerReceiveCancel { call, attempt } => {
-            let dropped = after.attempts[call as usize][attempt as usize].server == ServerSide::Dropped
-                && before.attempts[call as usize][attempt as usize].server != ServerSide::Dropped;
-            let what = if dropped { "stops the tool before its effect" } else { "ignores it (already done)" };
+            let (was, now) = (
+                before.attempts[call as usize][attempt as usize].server,
+                after.attempts[call as usize][attempt as usize].server,
+            );
+            let what = match now {
+                ServerSide::Dropped if was != now => "stops the tool before its effect".to_string(),
+                ServerSide::Interrupted if was != now => format!(
+                    "interrupts the handler between its effect and its idempotency record, so the record is never \
+                     written ({})",
+                    stop_processing(model.profile.revision)
+                ),
+                _ => "ignores it (already done)".to_string(),
+            };
             format!("server reads the cancellation of id {} and {what}", id(call, attempt))
         }
         Action::ServerCommit { call, attempt } => format!(
@@ -144,4 +160,20 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             format!("the record of key k{call}.{} leaves the server's retention window", key - 1)
         }
     }
+}
+
+/// The clause that lets a server stop a handler it has started, verbatim, with its page: the
+/// list's lead-in and its first item, "Stop processing the cancelled request".
+pub fn stop_processing(revision: Revision) -> String {
+    let (page, lead) = match revision {
+        Revision::R2025_11_25 => (
+            "docs/specification/2025-11-25/basic/utilities/cancellation.mdx",
+            "Receivers of cancellation notifications",
+        ),
+        Revision::R2026_07_28 => (
+            "docs/specification/2026-07-28/basic/patterns/cancellation.mdx",
+            "Servers receiving cancellation notifications",
+        ),
+    };
+    format!("{page} § Behavior Requirements: \"{lead} **SHOULD**:\" ... \"Stop processing the cancelled request\"")
 }

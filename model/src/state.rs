@@ -104,6 +104,9 @@ pub enum ServerSide {
     Dropped,
     /// Lost with the server process or the connection.
     Lost,
+    /// Effect committed, then the handler was stopped by its cancellation before it stored the
+    /// key record (`--cancel interrupts`): the record is never written, nothing is answered.
+    Interrupted,
 }
 
 impl ServerSide {

@@ -19,6 +19,7 @@ fn cfg(
         client,
         key,
         server,
+        cancel: None,
         bounds: Bounds { calls: b.0, retries: b.1, crashes: b.2 },
     };
     McpModel::new(config, Profile::load(profile).unwrap()).unwrap()

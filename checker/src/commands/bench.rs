@@ -188,6 +188,7 @@ fn safe_cell(bounds: Bounds) -> Config {
         client: ClientPolicy::RetryAny,
         key: KeyLifetime::PerCall,
         server: ServerImpl::KeyDurable,
+        cancel: None,
         bounds,
     }
 }
@@ -264,6 +265,7 @@ fn largest_cells() -> Vec<(String, Config)> {
         client: ClientPolicy::FrameworkRetry,
         key,
         server,
+        cancel: None,
         bounds,
     };
     let mut cells = vec![(

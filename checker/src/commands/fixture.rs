@@ -32,6 +32,10 @@ pub struct FixtureArgs {
     /// from the key's record).
     #[arg(long)]
     outcome_query: bool,
+    /// How charge answers a cancellation, overriding the variant's (the model's --cancel):
+    /// ignores, before-effect, interrupts (also between the effect and a key record after it).
+    #[arg(long, value_parser = crate::args::parse::<mcp_once_model::Cancellation>)]
+    cancel: Option<mcp_once_model::Cancellation>,
 }
 
 /// Run `mcp-once fixture` (serves until its input closes or it is stopped).
@@ -54,6 +58,7 @@ pub fn run(a: FixtureArgs) -> Result<ExitCode> {
         ledger: a.ledger,
         variant: a.variant,
         retention_ms: a.retention_ms,
+        cancel: a.cancel,
         outcome_query: a.outcome_query,
     })?;
     Ok(ExitCode::SUCCESS)

@@ -1,13 +1,14 @@
 //! `mcp-once matrix`: every built-in cell of the chosen profiles, as a table or JSON.
 
+use crate::args::parse;
 use crate::args::{BudgetArgs, Format};
 use crate::report::json::MatrixRecord;
 use crate::report::table::matrix_table;
-use crate::run::{builtins, default_matrix, exit_code, profile_for, run_with_progress};
+use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progress};
 use crate::shard::Shard;
 use anyhow::Result;
 use clap::Args;
-use mcp_once_model::{Options, Profile, PropertyKind};
+use mcp_once_model::{Cancellation, Options, Profile, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,6 +24,12 @@ pub struct MatrixArgs {
     /// Write every counterexample trace to this folder.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Check every cell under each of these cancellation handlings (comma-separated: ignores,
+    /// before-effect, interrupts), overriding the server presets'. Default: each server's
+    /// preset only (plain and the stores ignore, honours-cancel checks before the effect), the
+    /// matrix the confirm figures are for.
+    #[arg(long, value_delimiter = ',', value_parser = parse::<Cancellation>, value_name = "LIST")]
+    cancel: Vec<Cancellation>,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Check only shard K of N: the cells whose index (from 0, in the matrix's order) modulo N
@@ -41,7 +48,7 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     };
     // Every property and the worst case: the table's last column is the exact worst case.
     let options = Options { worst: true, budget: a.budget.budget() };
-    let all = default_matrix(&profiles);
+    let all = matrix_cells(&profiles, &a.cancel);
     let whole = all.len();
     let configs = match a.shard {
         Some(shard) => shard.select(all),

@@ -17,7 +17,7 @@ use crate::run::Cell;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    ClientPolicy, Config, End, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict, WorstSearch,
+    Cancellation, ClientPolicy, Config, End, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -28,6 +28,10 @@ use std::path::Path;
 pub struct ConfigRecord<'a> {
     /// Logical calls.
     pub calls: u8,
+    /// Cancellation handling, where `--cancel` overrides the server preset's (absent: the
+    /// preset's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<Cancellation>,
     /// Client policy.
     pub client: ClientPolicy,
     /// Server crashes.
@@ -50,6 +54,7 @@ impl<'a> ConfigRecord<'a> {
     pub fn of(c: &'a Config) -> Self {
         ConfigRecord {
             calls: c.bounds.calls,
+            cancel: c.cancel,
             client: c.client,
             crashes: c.bounds.crashes,
             key: c.key,

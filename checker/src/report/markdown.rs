@@ -5,7 +5,7 @@ use crate::run::Cell;
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{McpModel, PropertyKind, Verdict};
+use mcp_once_model::{Cancellation, Config, McpModel, PropertyKind, Verdict};
 use std::fmt::Write;
 
 /// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
@@ -114,7 +114,7 @@ pub fn parameter_table(m: &McpModel, property: &str, cex: &Counterexample) -> St
         ("transport", cfg.transport.to_string()),
         ("client policy", cfg.client.to_string()),
         ("idempotency key", cfg.key.to_string()),
-        ("server", cfg.server.to_string()),
+        ("server", cfg.server_pair()),
         (
             "bounds",
             format!(
@@ -175,6 +175,9 @@ pub fn check_markdown(cell: &Cell) -> String {
         };
         let _ = writeln!(out, "| `{}` | {verdict} | {shortest} |", r.property.as_str());
     }
+    if let Some(gap) = not_covered(&c.model.config) {
+        let _ = writeln!(out, "\nWhat this verdict does not cover: {gap}");
+    }
     for r in &c.results {
         if let Some(cex) = &r.counterexample {
             let file =
@@ -184,6 +187,20 @@ pub fn check_markdown(cell: &Cell) -> String {
         }
     }
     out
+}
+
+/// What a cell's verdict does not cover about cancellation, where its server cannot be
+/// interrupted: a handler stopped by its cancellation between its effect and its key record
+/// (a 2026-07-28 HTTP server MUST treat a closed stream as a cancellation, and an SDK may cancel
+/// the handler's task there). `None` for a cell checked with `--cancel interrupts`.
+pub fn not_covered(cfg: &Config) -> Option<String> {
+    (cfg.cancel() != Cancellation::Interrupts).then(|| {
+        format!(
+            "a server whose handler its cancellation interrupts wherever it is, between the effect and the key \
+             record too; this cell's server is {}. `--cancel interrupts` checks that server.",
+            cfg.server_pair()
+        )
+    })
 }
 
 /// What a property means, for a report's title (empty for `worst-case`).

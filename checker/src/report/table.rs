@@ -59,7 +59,10 @@ pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
                 cfg.transport.to_string(),
                 cfg.client.to_string(),
                 cfg.key.to_string(),
-                cfg.server.to_string(),
+                match cfg.cancel {
+                    Some(cancel) => format!("{} --cancel {cancel}", cfg.server),
+                    None => cfg.server.to_string(),
+                },
             ];
             for p in PropertyKind::ALL {
                 row.push(verdict_text(c, *p));

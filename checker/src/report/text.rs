@@ -126,6 +126,9 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
             "({what}: its length was not re-checked by stateright, whose search reached the budget first)"
         );
     }
+    if let Some(gap) = crate::report::markdown::not_covered(&c.model.config) {
+        let _ = writeln!(out, "does not cover: {gap}");
+    }
     let s = c.stats;
     let how = match c.end {
         End::Exhaustive => "exhaustively".to_string(),

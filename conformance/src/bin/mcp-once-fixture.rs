@@ -35,6 +35,10 @@ struct Cli {
     /// from the key's record).
     #[arg(long)]
     outcome_query: bool,
+    /// How charge answers a cancellation, overriding the variant's: ignores, before-effect,
+    /// interrupts (also between the effect and a key record written after it).
+    #[arg(long)]
+    cancel: Option<mcp_once_model::Cancellation>,
 }
 
 fn main() {
@@ -43,7 +47,7 @@ fn main() {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) => {
             eprintln!(
-                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query])",
+                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query] [--cancel HOW])",
                 mcp_once_conformance::usage::one_line(&e)
             );
             std::process::exit(2);
@@ -56,6 +60,7 @@ fn main() {
         variant: cli.variant,
         retention_ms: cli.retention_ms,
         outcome_query: cli.outcome_query,
+        cancel: cli.cancel,
     };
     let code = match fixture::run_blocking(opts) {
         Ok(()) => 0,

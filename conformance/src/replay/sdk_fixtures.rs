@@ -242,6 +242,7 @@ pub fn model_trace(
         client,
         key,
         server,
+        cancel: None,
         bounds: Bounds { calls: 1, retries, crashes },
     };
     let trace = replay_trace(config, &profile, wanted)?.ok_or(NO_TRACE)?;

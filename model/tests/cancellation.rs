@@ -1,0 +1,124 @@
+//! The cancellation axis (issue 12, item 3): a server is a (store, cancellation) pair, the
+//! `--server` names are presets, and `--cancel` overrides the preset's cancellation. Over
+//! 2026-07-28 HTTP a broken stream is a cancellation, so a handler that is interrupted between
+//! its effect and a separate key record loses the record with no crash at all.
+
+use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::*;
+
+fn cell(server: ServerImpl, cancel: Option<Cancellation>, crashes: u8) -> McpModel {
+    let config = Config {
+        profile: "sep-3182".into(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key: KeyLifetime::PerCall,
+        server,
+        cancel,
+        bounds: Bounds { calls: 1, retries: 1, crashes },
+    };
+    McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
+}
+
+#[test]
+fn key_after_effect_interrupted_between_effect_and_record_runs_twice_with_no_crash() {
+    let m = cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Interrupts), 0);
+    let r = check_property(&m, PropertyKind::AtMostOnce);
+    assert_eq!(r.verdict, Verdict::Violated, "under {}", m.config);
+    let cex = r.counterexample.unwrap();
+    assert_eq!(cex.len(), 8, "{:?}", cex.actions);
+    assert!(!cex.actions.contains(&Action::ServerCrash));
+    // The first attempt commits its effect, then reads its cancellation (the broken stream)
+    // before it stores its key record: the record is never written, and the retry runs again.
+    let commit = cex.actions.iter().position(|a| *a == Action::ServerCommit { call: 0, attempt: 0 }).unwrap();
+    let interrupt = cex.actions.iter().position(|a| *a == Action::ServerReceiveCancel { call: 0, attempt: 0 });
+    assert_eq!(interrupt, Some(commit + 1), "{:?}", cex.actions);
+    assert!(cex.actions.contains(&Action::StreamBreak { call: 0, attempt: 0 }));
+    assert!(!cex.actions.contains(&Action::ServerStoreKey { call: 0, attempt: 0 }));
+    assert_eq!(cex.states[commit + 2].attempts[0][0].server, state::ServerSide::Interrupted);
+    assert_eq!(cex.states.last().unwrap().ledger[0], 2);
+}
+
+#[test]
+fn key_after_effect_that_ignores_cancellation_still_holds_with_no_crash() {
+    for cancel in [None, Some(Cancellation::Ignores), Some(Cancellation::BeforeEffect)] {
+        let m = cell(ServerImpl::KeyAfterEffect, cancel, 0);
+        assert_eq!(check_property(&m, PropertyKind::AtMostOnce).verdict, Verdict::Holds, "under {}", m.config);
+    }
+}
+
+#[test]
+fn a_durable_atomic_key_holds_even_when_interrupted() {
+    let m = cell(ServerImpl::KeyDurable, Some(Cancellation::Interrupts), 1);
+    assert_eq!(check_property(&m, PropertyKind::AtMostOnce).verdict, Verdict::Holds, "under {}", m.config);
+}
+
+#[test]
+fn presets_are_pairs_and_an_override_equal_to_the_preset_is_the_same_cell() {
+    assert_eq!(ServerImpl::Plain.preset_cancel(), Cancellation::Ignores);
+    assert_eq!(ServerImpl::HonoursCancel.preset_cancel(), Cancellation::BeforeEffect);
+    assert_eq!(ServerImpl::KeyAfterEffect.preset_cancel(), Cancellation::Ignores);
+    let same = cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Ignores), 0);
+    assert_eq!(same.config, cell(ServerImpl::KeyAfterEffect, None, 0).config);
+    assert!(!same.config.to_string().contains("--cancel"));
+    let over = cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Interrupts), 0);
+    assert!(over.config.to_string().contains("--server key-after-effect --cancel interrupts --calls"));
+    assert_eq!(
+        over.config.server_pair(),
+        "key-after-effect (key records, durable, written after the effect; cancellation: interrupts)"
+    );
+    // `plain` with a before-effect override behaves as `honours-cancel`: the same answers.
+    let profile = Profile::load("mcp-2026-07-28").unwrap();
+    let pair = |server, cancel| {
+        let config = Config {
+            profile: "mcp-2026-07-28".into(),
+            transport: Transport::Http,
+            client: ClientPolicy::RetryOnTimeout,
+            key: KeyLifetime::None,
+            server,
+            cancel,
+            bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
+        };
+        McpModel::new(config, profile.clone()).unwrap()
+    };
+    let (a, b) = (pair(ServerImpl::Plain, Some(Cancellation::BeforeEffect)), pair(ServerImpl::HonoursCancel, None));
+    for &p in PropertyKind::ALL {
+        let (x, y) = (check_property(&a, p), check_property(&b, p));
+        assert_eq!((x.verdict, x.counterexample.map(|c| c.len())), (y.verdict, y.counterexample.map(|c| c.len())));
+    }
+}
+
+#[test]
+fn trace_files_carry_the_cancellation_and_old_files_mean_the_preset() {
+    let m = cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Interrupts), 0);
+    let cex = check_property(&m, PropertyKind::AtMostOnce).counterexample.unwrap();
+    let file = TraceFile::from_counterexample(&m, TraceKind::Counterexample(PropertyKind::AtMostOnce), &cex, false);
+    assert_eq!(file.meta["config"]["cancel"], "interrupts");
+    let text =
+        serde_json::to_string(&trace::to_itf(&m, TraceKind::Counterexample(PropertyKind::AtMostOnce), &cex, false))
+            .unwrap();
+    let back = TraceFile::parse("t.json", &text).unwrap();
+    assert_eq!(back.config, m.config);
+    let valid = back.validate("t.json", &m.profile).unwrap();
+    assert_eq!(valid.steps(), 8);
+    // A preset cell writes its preset's value; a file without the field reads as the preset.
+    let plain = cell(ServerImpl::KeyAfterEffect, None, 0);
+    assert_eq!(serde_json::to_value(&plain.config).unwrap()["cancel"], "ignores");
+    let mut old = serde_json::to_value(&plain.config).unwrap();
+    old.as_object_mut().unwrap().remove("cancel");
+    assert_eq!(serde_json::from_value::<Config>(old).unwrap(), plain.config);
+    let mut old = serde_json::to_value(&plain.config).unwrap();
+    old["server"] = "honours-cancel".into();
+    old.as_object_mut().unwrap().remove("cancel");
+    assert_eq!(serde_json::from_value::<Config>(old).unwrap().cancel(), Cancellation::BeforeEffect);
+}
+
+#[test]
+fn the_default_matrix_keeps_its_cells_and_a_cancel_list_multiplies_them() {
+    let profiles = catalogue::builtin_profiles();
+    let default = catalogue::matrix(&profiles);
+    assert!(default.iter().all(|c| c.cancel.is_none()));
+    assert_eq!(catalogue::matrix_with_cancel(&profiles, &[]), default);
+    let both = catalogue::matrix_with_cancel(&profiles, &[Cancellation::Ignores, Cancellation::Interrupts]);
+    assert_eq!(both.len(), 2 * default.len());
+    assert!(both.iter().any(|c| c.server == ServerImpl::KeyAfterEffect && c.cancel() == Cancellation::Interrupts));
+}
