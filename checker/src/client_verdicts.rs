@@ -65,6 +65,7 @@ pub fn verdicts(client: &ClientProfile, transport: Transport) -> Vec<ClientVerdi
                 client: client.policy.checked_as,
                 key: client.key.name,
                 server,
+                cancel: None,
                 bounds: bounds_for(client),
             };
             let flags = config.to_string();
