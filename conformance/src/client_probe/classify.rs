@@ -162,12 +162,23 @@ fn retried_in(runs: &[Observed], scenarios: &[Scenario]) -> Option<bool> {
     (!seen.is_empty()).then(|| seen.iter().any(|r| *r))
 }
 
-/// Whether a retry after a dropped connection came one client timeout after the drop: the
-/// client did not see the drop, its timeout fired (and that retried).
-fn drop_seen_as_timeout(o: &Observed, timeout_ms: Option<u64>) -> bool {
+/// Why a retry after a dropped connection was a retry on the client's timeout, if it was: the
+/// client cancelled the dropped requests and each attempt lasted a client timeout (it was still
+/// waiting for them: its timeout fired), or the retry came one client timeout after the drop
+/// (it did not see the drop).
+fn drop_seen_as_timeout(o: &Observed, timeout_ms: Option<u64>) -> Option<String> {
+    let timed_out_each = |t: u64| o.elapsed_ms >= t * o.attempts.saturating_sub(1) as u64;
+    if o.cancels > 0 && timeout_ms.is_some_and(timed_out_each) {
+        return Some(format!(
+            "after the dropped connection it sent notifications/cancelled ({}) for the dropped request, so it was still waiting for it: the drop surfaced as its own timeout, and the retry counts as a retry on timeout",
+            o.cancels
+        ));
+    }
     match (timeout_ms, o.backoff_ms.first()) {
-        (Some(t), Some(b)) => b.abs_diff(t) <= (t / 4).max(100),
-        _ => false,
+        (Some(t), Some(&b)) if b.abs_diff(t) <= (t / 4).max(100) => Some(format!(
+            "after the dropped connection it waited {b} ms, its own timeout, then retried: the drop surfaced as a timeout, so it counts as a retry on timeout"
+        )),
+        _ => None,
     }
 }
 
@@ -179,11 +190,8 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
     let timeout = retried_in(runs, &[Scenario::Timeout, Scenario::Never]);
     let mut disconnect = retried_in(runs, &[Scenario::Disconnect]);
     if let Some(o) = runs.iter().find(|o| o.scenario == Scenario::Disconnect.as_str() && o.retried()) {
-        if drop_seen_as_timeout(o, timeout_ms) {
-            notes.push(format!(
-                "after the dropped connection it waited {} ms, its own timeout, then retried: the drop surfaced as a timeout, so it counts as a retry on timeout",
-                o.backoff_ms[0]
-            ));
+        if let Some(why) = drop_seen_as_timeout(o, timeout_ms) {
+            notes.push(why);
             disconnect = Some(false);
         }
     }
@@ -327,7 +335,21 @@ mod tests {
         let c = classify(&[timeout.clone(), late]);
         assert_eq!(c.policy.name, Some(ClientPolicy::RetryOnTimeout), "{:?}", c.notes);
         let at_once = observed(Scenario::Disconnect, 2, vec![3], None);
-        assert!(classify(&[timeout, at_once]).policy.outside.is_some(), "retries on both: not a model policy");
+        assert!(
+            classify(&[timeout.clone(), at_once.clone()]).policy.outside.is_some(),
+            "retries on both: not a model policy"
+        );
+        // The TypeScript SDK over HTTP: the drop is not seen, the timeout fires, the SDK cancels
+        // the request and the wrapper retries at once: the cancellation says it was a timeout.
+        let cancelled_at_once = Observed { cancels: 1, elapsed_ms: 40, ..at_once.clone() };
+        assert!(
+            classify(&[timeout.clone(), cancelled_at_once]).policy.outside.is_some(),
+            "a cancel at the drop is no timeout"
+        );
+        let cancelled = Observed { cancels: 1, elapsed_ms: 2100, ..at_once };
+        let c = classify(&[timeout, cancelled]);
+        assert_eq!(c.policy.name, Some(ClientPolicy::RetryOnTimeout), "{:?}", c.notes);
+        assert!(c.notes.iter().any(|n| n.contains("notifications/cancelled")), "{:?}", c.notes);
     }
 
     #[test]
