@@ -142,3 +142,42 @@ fn a_client_that_does_not_start_never_connects_or_makes_no_call_is_exit_2() {
     assert_bad_client(sleeper, &["--connect-within", "1"], "never connected", Duration::from_secs(10));
     assert_bad_client(&client("--no-call"), &["--transport", "http"], "made no call", Duration::from_secs(30));
 }
+
+/// The official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2,
+/// `fixtures/typescript/probe-client.mjs`) with a retry-on-timeout wrapper, over HTTP: the SDK is
+/// not told of a dropped response stream, its own timeout fires, it cancels and the wrapper
+/// retries; that is a retry on timeout, as the stdio run of the Python client is.
+#[test]
+fn the_typescript_sdk_with_a_retry_wrapper_over_http_is_retry_on_timeout() {
+    let dir = scratch!("probe_client", "ts-retry-http");
+    let script = fixtures::dir().join("typescript/probe-client.mjs");
+    let client = format!("node {} --timeout-ms 1000 --retries 1 --retry-on timeout", script.display());
+    let (doc, code) = probe(&dir, &client, "http", &["timeout", "disconnect", "error"]);
+    assert_retry_on_timeout(&doc, code);
+    assert_eq!(scenario(&doc, "disconnect")["attempts"], 2, "the drop surfaced as its timeout: {doc:#}");
+    assert_eq!(scenario(&doc, "error")["attempts"], 1, "no retry after an error reply");
+}
+
+/// LangGraph 1.2.24 with its default `RetryPolicy` around a node that calls the tool through
+/// langchain-mcp-adapters 0.3.2 (`fixtures/langgraph/probe_client.py`), over stdio: the node is
+/// re-run, the call with it, after a timeout, a disconnect and an error reply alike, each time
+/// on a new session (a new server process, so the request id starts again).
+#[test]
+fn langgraph_with_its_default_retry_policy_is_retry_any() {
+    let dir = scratch!("probe_client", "langgraph-stdio");
+    let script = fixtures::dir().join("langgraph/probe_client.py");
+    // A 2 s client timeout, well away from RetryPolicy's backoff (0.5 s doubling, with jitter,
+    // plus a new server process): the probe reads a retry that comes one client timeout after
+    // a drop as a timeout retry, so the two must differ to be told apart.
+    let client = format!("{} {} --timeout-s 2", fixtures::python("langgraph"), script.display());
+    let (doc, code) = probe(&dir, &client, "stdio", &["timeout", "disconnect", "error"]);
+    let c = &doc["client"];
+    assert_eq!((c["policy"].as_str(), c["key"].as_str()), (Some("retry-any"), Some("none")), "{doc:#}");
+    assert_eq!(c["attempts"], 3, "RetryPolicy's default: 3 attempts");
+    assert_eq!(c["new_connection"], true, "each node run opens a new session");
+    assert_eq!(c["retry_id"], "same", "a new server process numbers its requests from 1 again");
+    for name in ["timeout", "disconnect", "error"] {
+        assert_eq!(scenario(&doc, name)["effects"], 3, "{name}: the tool ran once per node run");
+    }
+    assert_eq!(code, 1);
+}
