@@ -1,9 +1,9 @@
 //! Every `--format` value each command's `--help` lists works: for every command `mcp-once
 //! --help` lists, each value its help names is run on a small input (one cell, one shard, the
-//! bundled Rust fixture) and must exit 0 or 1 with non-empty output; `json` must parse and
+//! bundled Rust fixture, the Python SDK client for `probe-client`) and must exit 0 or 1 with non-empty output; `json` must parse and
 //! `markdown` must look like Markdown (a heading or a table), not plain text.
 
-use mcp_once_testkit::{mcp_once, scratch, text};
+use mcp_once_testkit::{fixtures, mcp_once, scratch, text};
 use std::path::{Path, PathBuf};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcp-once");
@@ -106,6 +106,12 @@ fn small_run(command: &str, dir: &Path, shared: &Path) -> Vec<String> {
             .map(String::from)
             .collect(),
         "bench" => vec!["bench".into(), "--quick".into()],
+        // The official Python SDK client, no retry, one plain answer over stdio.
+        "probe-client" => {
+            let script = fixtures::dir().join("clients/python_sdk.py");
+            let client = format!("{} {}", fixtures::python("python"), script.display());
+            vec!["probe-client".into(), "--client".into(), client, "--scenario".into(), "ok".into()]
+        }
         other => panic!("`{other}` lists --format: give it a small run here"),
     };
     words
