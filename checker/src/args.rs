@@ -8,7 +8,8 @@ use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
-    Bounds, Budget, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport,
+    Bounds, Budget, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, Profile, PropertyKind,
+    ServerImpl, Transport,
 };
 use std::path::PathBuf;
 use std::time::Duration;
@@ -52,6 +53,15 @@ pub struct ConfigArgs {
     /// anywhere, between the effect and the key record too).
     #[arg(long, value_parser = parse::<Cancellation>)]
     pub cancel: Option<Cancellation>,
+    /// The tool's handler under multi round-trip requests (2026-07-28 and proposals on it):
+    /// effect-only (default), input-after-effect (takes its effect, then asks for input, and
+    /// takes it again on every round), input-before-effect (asks first, takes its effect in the
+    /// last round), input-after-effect-stateful (carries "effect done" in requestState).
+    #[arg(long, value_parser = parse::<HandlerKind>)]
+    pub handler: Option<HandlerKind>,
+    /// Input rounds of a handler that asks for input (1 to 2; default 1).
+    #[arg(long)]
+    pub rounds: Option<u8>,
     /// Logical calls (1 to 3).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -72,6 +82,8 @@ impl ConfigArgs {
             || self.key.is_some()
             || self.server.is_some()
             || self.cancel.is_some()
+            || self.handler.is_some()
+            || self.rounds.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -90,6 +102,7 @@ impl ConfigArgs {
             key: self.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None }),
             server,
             cancel: self.cancel,
+            handler: Handler::new(self.handler.unwrap_or_default(), self.rounds),
             bounds: Bounds {
                 calls: self.calls.unwrap_or(1),
                 retries: self.retries.unwrap_or(1),

@@ -66,6 +66,7 @@ pub fn verdicts(client: &ClientProfile, transport: Transport) -> Vec<ClientVerdi
                 key: client.key.name,
                 server,
                 cancel: None,
+                handler: Default::default(),
                 bounds: bounds_for(client),
             };
             let flags = config.to_string();

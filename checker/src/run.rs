@@ -8,8 +8,8 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, McpModel, Options, Profile,
-    PropertyKind, ServerImpl, Transport, WorstSearch,
+    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, HandlerKind, McpModel, Options,
+    Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -109,13 +109,17 @@ pub fn builtins() -> Vec<Profile> {
 
 /// The default matrix's cells under `profiles`, each with its profile.
 pub fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
-    matrix_cells(profiles, &[])
+    matrix_cells(profiles, &[], &[])
 }
 
 /// The default matrix's cells under each cancellation handling in `cancels` (none: each
 /// server's preset, the default matrix), with their profiles.
-pub fn matrix_cells(profiles: &[Profile], cancels: &[Cancellation]) -> Vec<(Config, Profile)> {
-    mcp_once_model::catalogue::matrix_with_cancel(profiles, cancels)
+pub fn matrix_cells(
+    profiles: &[Profile],
+    cancels: &[Cancellation],
+    handlers: &[HandlerKind],
+) -> Vec<(Config, Profile)> {
+    mcp_once_model::catalogue::matrix_with_axes(profiles, cancels, handlers)
         .into_iter()
         .map(|c| {
             let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();

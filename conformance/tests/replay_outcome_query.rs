@@ -27,6 +27,7 @@ fn a_query_answered_unknown_after_a_crash_is_confirmed() {
         key: KeyLifetime::PerCall,
         server: ServerImpl::KeyVolatile,
         cancel: None,
+        handler: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
     };
     let model = McpModel::new(config, profile.clone()).unwrap();

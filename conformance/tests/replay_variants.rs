@@ -46,6 +46,7 @@ fn counterexample_under(
         key: KeyLifetime::None,
         server,
         cancel: None,
+        handler: Default::default(),
         bounds,
     };
     let model = McpModel::new(config, profile.clone()).unwrap();

@@ -31,6 +31,7 @@ fn scenario_1() -> (TraceFile, Profile) {
         key: KeyLifetime::None,
         server: ServerImpl::Plain,
         cancel: None,
+        handler: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     let model = McpModel::new(config, profile.clone()).expect("applicable");

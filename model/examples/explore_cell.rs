@@ -10,6 +10,7 @@ fn main() {
         key: a[3].parse().unwrap(),
         server: a[4].parse().unwrap(),
         cancel: None,
+        handler: Default::default(),
         bounds: Bounds { calls: a[5].parse().unwrap(), retries: a[6].parse().unwrap(), crashes: a[7].parse().unwrap() },
     };
     let m = McpModel::new(config, Profile::load(&a[0]).unwrap()).unwrap();

@@ -54,6 +54,9 @@ pub enum Action {
     ServerRestart,
     /// A stored key record of `call` (key generation `key`) leaves the retention window.
     KeyExpires { call: u8, key: u8 },
+    /// The client answers an input-required result (MRTR) and sends `tools/call` again, with
+    /// `inputResponses` and `requestState`, under a new id, as a new attempt.
+    ClientContinue { call: u8, attempt: u8 },
 }
 
 /// Who performs an action.
@@ -103,6 +106,7 @@ impl Action {
             Action::ServerCrash => "ServerCrash",
             Action::ServerRestart => "ServerRestart",
             Action::KeyExpires { .. } => "KeyExpires",
+            Action::ClientContinue { .. } => "ClientContinue",
         }
     }
 
@@ -117,7 +121,8 @@ impl Action {
             | Action::ClientQueryOutcome { .. }
             | Action::ClientRetry { .. }
             | Action::StepFails { .. }
-            | Action::FrameworkRetry { .. } => Actor::Client,
+            | Action::FrameworkRetry { .. }
+            | Action::ClientContinue { .. } => Actor::Client,
             Action::StreamBreak { .. } => Actor::Transport,
             Action::ServerReceive { .. }
             | Action::ServerReceiveCancel { .. }
@@ -144,6 +149,7 @@ impl Action {
             | Action::ClientReceive { call, attempt }
             | Action::ClientSeesDisconnect { call, attempt }
             | Action::ClientRetry { call, attempt }
+            | Action::ClientContinue { call, attempt }
             | Action::FrameworkRetry { call, attempt }
             | Action::StreamBreak { call, attempt }
             | Action::ServerReceive { call, attempt }

@@ -2,7 +2,9 @@
 //! (used by the model's tests, the replay fixtures, the probe and the benchmark), and the default
 //! matrix (every profile x transport x client policy x server implementation).
 
-use crate::config::{Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use crate::config::{
+    Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
+};
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
 use crate::property::PropertyKind;
@@ -160,7 +162,16 @@ impl Scenario {
     /// server that behaves as `server`.
     pub fn config(&self, profile: &str, transport: Transport, server: ServerImpl) -> Config {
         let (client, key, bounds) = (self.client, self.key, self.bounds());
-        Config { profile: profile.into(), transport, client, key, server, cancel: None, bounds }
+        Config {
+            profile: profile.into(),
+            transport,
+            client,
+            key,
+            server,
+            cancel: None,
+            handler: Default::default(),
+            bounds,
+        }
     }
 
     /// The trace the scenario is replayed with under `profile` (see [`replay_trace`]).
@@ -289,6 +300,7 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                             key,
                             server,
                             cancel: None,
+                            handler: Default::default(),
                             bounds: matrix_bounds(client),
                         });
                     }
@@ -303,13 +315,36 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
 /// order), where a server preset's own handling is written as no override. `[]` gives the
 /// default matrix, each server under its preset's handling.
 pub fn matrix_with_cancel(profiles: &[Profile], cancels: &[Cancellation]) -> Vec<Config> {
-    let cells = matrix(profiles);
-    if cancels.is_empty() {
+    matrix_with_axes(profiles, cancels, &[])
+}
+
+/// The cells of [`matrix_with_cancel`], each under every handler kind in `handlers` (in that
+/// order; one input round where the handler asks). `[]` gives the default handler,
+/// `effect-only`. A handler that asks for input under `framework-retry` takes 1 re-run, not 2:
+/// every re-run starts the rounds over, and the model holds 4 requests per call. Cells whose
+/// profile has no input-required results are kept, as not applicable.
+pub fn matrix_with_axes(profiles: &[Profile], cancels: &[Cancellation], handlers: &[HandlerKind]) -> Vec<Config> {
+    let mut cells = matrix(profiles);
+    if !cancels.is_empty() {
+        cells = cells
+            .into_iter()
+            .flat_map(|c| cancels.iter().map(move |x| Config { cancel: Some(*x), ..c.clone() }.normalised()))
+            .collect();
+    }
+    if handlers.is_empty() {
         return cells;
     }
     cells
         .into_iter()
-        .flat_map(|c| cancels.iter().map(move |x| Config { cancel: Some(*x), ..c.clone() }.normalised()))
+        .flat_map(|c| {
+            handlers.iter().map(move |kind| {
+                let mut cell = Config { handler: Handler::new(*kind, None), ..c.clone() };
+                if *kind != HandlerKind::EffectOnly && cell.client == ClientPolicy::FrameworkRetry {
+                    cell.bounds.retries = cell.bounds.retries.min(1);
+                }
+                cell
+            })
+        })
         .collect()
 }
 

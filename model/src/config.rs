@@ -5,7 +5,7 @@
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
 use crate::named::named_enum;
-use crate::profile::{CrashWindow, KeyPlacement, KeySemantics, Profile, Retention};
+use crate::profile::{CrashWindow, InputRequired, KeyPlacement, KeySemantics, Profile, Retention};
 use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -68,6 +68,85 @@ named_enum!(
         Interrupts = "interrupts",
     }
 );
+
+named_enum!(
+    /// How the tool's handler runs under multi round-trip requests (MRTR, 2026-07-28): where
+    /// its side effect lies against its requests for input. A handler that asks for input
+    /// answers with an input-required result; the client sends `tools/call` again, under a new
+    /// id, with `inputResponses` and `requestState`, and the handler runs from the start.
+    HandlerKind {
+        /// No input round: the handler takes its effect and completes.
+        EffectOnly = "effect-only",
+        /// Takes its effect, then asks for input; run again on every round, it takes the effect
+        /// again each time (a stateless handler that keeps nothing in `requestState`).
+        InputAfterEffect = "input-after-effect",
+        /// Asks for input first and takes its effect only in the last round.
+        InputBeforeEffect = "input-before-effect",
+        /// Takes its effect, then asks for input, and carries "effect done" in `requestState`,
+        /// so a continuation skips the effect (a careful server). A retried first request
+        /// carries no `requestState` and takes the effect again.
+        InputAfterEffectStateful = "input-after-effect-stateful",
+    }
+);
+
+/// The tool's handler: its kind and its number of input rounds (0 for `effect-only`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Handler {
+    /// Where the effect lies against the input requests.
+    pub kind: HandlerKind,
+    /// Input rounds: how many times the handler answers input-required before it completes.
+    pub rounds: u8,
+}
+
+impl Default for HandlerKind {
+    fn default() -> Self {
+        HandlerKind::EffectOnly
+    }
+}
+
+impl Handler {
+    /// Largest number of input rounds the model takes.
+    pub const MAX_ROUNDS: u8 = 2;
+
+    /// A handler of `kind` with `rounds` input rounds, or with 1 where it asks and none was
+    /// given (`effect-only` always has 0).
+    pub fn new(kind: HandlerKind, rounds: Option<u8>) -> Handler {
+        let rounds = match kind {
+            HandlerKind::EffectOnly => rounds.unwrap_or(0),
+            _ => rounds.unwrap_or(1),
+        };
+        Handler { kind, rounds }
+    }
+
+    /// Whether the request of round `round` (0: the first request, r: the r-th continuation)
+    /// takes the side effect.
+    pub fn effect_in(self, round: u8) -> bool {
+        match self.kind {
+            HandlerKind::EffectOnly | HandlerKind::InputAfterEffect => true,
+            HandlerKind::InputBeforeEffect => round >= self.rounds,
+            HandlerKind::InputAfterEffectStateful => round == 0,
+        }
+    }
+
+    /// Whether the request of round `round` is answered with an input-required result.
+    pub fn asks_input(self, round: u8) -> bool {
+        self.kind != HandlerKind::EffectOnly && round < self.rounds
+    }
+}
+
+impl fmt::Display for Handler {
+    /// The CLI flags that give this handler (empty for the default `effect-only`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Handler::default() {
+            return Ok(());
+        }
+        write!(f, " --handler {}", self.kind)?;
+        if self.rounds != 1 || self.kind == HandlerKind::EffectOnly {
+            write!(f, " --rounds {}", self.rounds)?;
+        }
+        Ok(())
+    }
+}
 
 named_enum!(
     /// What the server does about duplicates: a preset of (key store, cancellation handling);
@@ -175,6 +254,8 @@ pub struct Config {
     /// Cancellation handling, where it differs from the server preset's (`None`: the
     /// preset's; see [`Config::cancel`]).
     pub cancel: Option<Cancellation>,
+    /// The tool's handler under multi round-trip requests (default: `effect-only`).
+    pub handler: Handler,
     /// Bounds.
     pub bounds: Bounds,
 }
@@ -189,7 +270,13 @@ struct ConfigFile {
     server: ServerImpl,
     #[serde(default)]
     cancel: Option<Cancellation>,
+    #[serde(default, skip_serializing_if = "is_default_handler")]
+    handler: Handler,
     bounds: Bounds,
+}
+
+fn is_default_handler(h: &Handler) -> bool {
+    *h == Handler::default()
 }
 
 impl From<Config> for ConfigFile {
@@ -202,6 +289,7 @@ impl From<Config> for ConfigFile {
             key: c.key,
             server: c.server,
             cancel,
+            handler: c.handler,
             bounds: c.bounds,
         }
     }
@@ -216,6 +304,7 @@ impl From<ConfigFile> for Config {
             key: f.key,
             server: f.server,
             cancel: f.cancel,
+            handler: f.handler,
             bounds: f.bounds,
         }
         .normalised()
@@ -226,7 +315,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{} --calls {} --retries {} --crashes {}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{} --calls {} --retries {} --crashes {}",
             self.profile,
             self.transport,
             self.client,
@@ -236,6 +325,7 @@ impl fmt::Display for Config {
                 Some(c) => format!(" --cancel {c}"),
                 None => String::new(),
             },
+            self.handler,
             self.bounds.calls,
             self.bounds.retries,
             self.bounds.crashes
@@ -276,6 +366,32 @@ impl Config {
             return Err(format!("--crashes {} is out of range (0 to {MAX_CRASHES})", b.crashes));
         }
         let k = &profile.knobs;
+        let h = self.handler;
+        if h.kind == HandlerKind::EffectOnly && h.rounds != 0 {
+            return Err("--rounds applies to a handler that asks for input (--handler input-...)".into());
+        }
+        if h.kind != HandlerKind::EffectOnly {
+            if k.input_required.value == InputRequired::None {
+                return Err(format!(
+                    "profile {} has no input-required results (knob input_required = none), so --handler {} has no rounds to run",
+                    profile.name, h.kind
+                ));
+            }
+            if !(1..=Handler::MAX_ROUNDS).contains(&h.rounds) {
+                return Err(format!("--rounds {} is out of range (1 to {})", h.rounds, Handler::MAX_ROUNDS));
+            }
+            // A client retry resends one request; a framework re-run starts the rounds over.
+            let requests = match self.client {
+                ClientPolicy::FrameworkRetry => (1 + b.retries as usize) * (1 + h.rounds as usize),
+                _ => 1 + h.rounds as usize + b.retries as usize,
+            };
+            if requests > MAX_ATTEMPTS {
+                return Err(format!(
+                    "--rounds {} with --retries {} under --client {} needs {requests} requests for one call; the model holds {MAX_ATTEMPTS}",
+                    h.rounds, b.retries, self.client
+                ));
+            }
+        }
         if self.key != KeyLifetime::None && k.idempotency_key.value == KeyPlacement::None {
             return Err(format!(
                 "profile {} defines no idempotency key, so --key {} has nowhere to go",

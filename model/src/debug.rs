@@ -37,6 +37,7 @@ fn phase(call: &Call) -> String {
         Phase::CancelPending => format!("cancel pending{why}"),
         Phase::Failed => format!("failed{why}"),
         Phase::Succeeded => "succeeded".into(),
+        Phase::InputRequired => "input required".into(),
     }
 }
 
@@ -59,7 +60,11 @@ impl State {
             out.push(head);
             for (a, t) in self.attempts[c].iter().enumerate().take(call.sent as usize) {
                 let key = if t.key == 0 { "no key".to_string() } else { format!("key {}", key_name(c, t.key)) };
-                out.push(format!("  attempt {a}: id {}, {key}, client {:?}, server {:?}", t.id, t.client, t.server));
+                let round = if t.round == 0 { String::new() } else { format!(", continuation {}", t.round) };
+                out.push(format!(
+                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}",
+                    t.id, t.client, t.server
+                ));
             }
             out.push(format!(
                 "  ledger: {} effect(s); key records: durable {}, volatile {}, running {}",
@@ -121,7 +126,8 @@ mod tests {
         s.calls[0].phase = Phase::Failed;
         s.calls[0].failure = crate::state::Failure::Timeout;
         s.calls[0].sent = 1;
-        s.attempts[0][0] = Attempt { id: 1, key: 1, client: ClientSide::Abandoned, server: ServerSide::Committed };
+        s.attempts[0][0] =
+            Attempt { id: 1, key: 1, client: ClientSide::Abandoned, server: ServerSide::Committed, round: 0 };
         s.ledger[0] = 1;
         s.keys_durable[0] = 1;
         s.inbox.push(Msg::cancel(0, 0), true);

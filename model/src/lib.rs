@@ -27,13 +27,16 @@ pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
+mod server_steps;
 pub mod state;
 pub mod text;
 pub mod trace;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use budget::{Budget, Stop};
-pub use config::{Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+pub use config::{
+    Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
+};
 pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options};
 pub use model::McpModel;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};

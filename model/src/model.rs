@@ -30,21 +30,19 @@
 use crate::action::Action;
 use crate::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
-use crate::state::{
-    Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_CALLS, MAX_IDS,
-};
+use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
 
 /// The knob values the model reads on every step, taken from the profile once.
 #[derive(Clone, Debug)]
-struct Rules {
-    ordered: bool,
+pub(crate) struct Rules {
+    pub(crate) ordered: bool,
     id_scope: IdScope,
     retry_id: RetryId,
     cancel_on_timeout: bool,
     disconnect_cancels: bool,
     streams_resume: bool,
-    semantics: KeySemantics,
+    pub(crate) semantics: KeySemantics,
 }
 
 /// The model of one configuration under one profile. It checks nothing by itself: a search
@@ -57,7 +55,7 @@ pub struct McpModel {
     pub profile: Profile,
     /// Which facts states are compared on (see [`View`]).
     pub view: View,
-    rules: Rules,
+    pub(crate) rules: Rules,
 }
 
 impl McpModel {
@@ -119,8 +117,12 @@ impl McpModel {
         McpModel { view, ..self.clone() }
     }
 
-    fn attempts_allowed(&self) -> u8 {
-        1 + self.config.bounds.retries
+    /// Retries (and framework re-runs) call `c` has used: its attempts after the first, less
+    /// its MRTR continuations (an attempt whose round is past the one before it).
+    fn retries_used(s: &State, c: usize) -> u8 {
+        let sent = s.calls[c].sent as usize;
+        let continuations = (1..sent).filter(|a| s.attempts[c][*a].round > s.attempts[c][a - 1].round).count();
+        (sent.saturating_sub(1) - continuations) as u8
     }
 
     /// Whether a cancellation sent while the server has attempt `t` at `side` can still change
@@ -159,7 +161,7 @@ impl McpModel {
     /// profile has one, or by the framework).
     pub fn may_retry(&self, s: &State, c: usize) -> bool {
         let call = &s.calls[c];
-        if call.phase != Phase::Failed || call.sent >= self.attempts_allowed() {
+        if call.phase != Phase::Failed || Self::retries_used(s, c) >= self.config.bounds.retries {
             return false;
         }
         self.config.client == ClientPolicy::FrameworkRetry || self.config.client.retries_after(call.failure)
@@ -174,7 +176,12 @@ impl McpModel {
         self.rules.semantics == KeySemantics::StatusQuery && self.config.key != KeyLifetime::None
     }
 
-    fn key_of(&self, attempt: usize, step: u8) -> u8 {
+    /// The key attempt `attempt` carries: none on an MRTR continuation (outside the key's scope:
+    /// `idempotency_continuations`), else as the key lifetime says.
+    fn key_of(&self, attempt: usize, step: u8, round: u8) -> u8 {
+        if round > 0 {
+            return 0;
+        }
         match self.config.key {
             KeyLifetime::None => 0,
             KeyLifetime::PerCall => 1,
@@ -184,13 +191,16 @@ impl McpModel {
     }
 
     /// The JSON-RPC id a new attempt gets: the lowest id its profile allows, which is what an
-    /// SDK's counter does and what makes an id collision as likely as the rules permit.
-    fn next_id(&self, s: &State, c: usize, a: usize) -> u8 {
-        if self.rules.retry_id == RetryId::Same && a > 0 {
+    /// SDK's counter does and what makes an id collision as likely as the rules permit. An MRTR
+    /// continuation also avoids the ids of its call's earlier requests ("The JSON-RPC `id`
+    /// **MUST** be different between the initial request and the retry", mrtr.mdx).
+    fn next_id(&self, s: &State, c: usize, a: usize, continuation: bool) -> u8 {
+        if self.rules.retry_id == RetryId::Same && a > 0 && !continuation {
             return s.attempts[c][a - 1].id;
         }
+        let earlier = |id: u8| continuation && s.attempts[c][..a].iter().any(|t| t.id == id);
         match self.rules.id_scope {
-            IdScope::Session => s.next_id,
+            IdScope::Session => (s.next_id..=MAX_IDS as u8).find(|id| !earlier(*id)).expect("ids exhausted"),
             IdScope::Outstanding => {
                 let outstanding = |id: u8| {
                     s.attempts.iter().flatten().any(|t| {
@@ -198,21 +208,22 @@ impl McpModel {
                             && matches!(t.client, ClientSide::Waiting | ClientSide::Abandoned | ClientSide::Broken)
                     })
                 };
-                (1..=MAX_IDS as u8).find(|id| !outstanding(*id)).expect("ids exhausted")
+                (1..=MAX_IDS as u8).find(|id| !outstanding(*id) && !earlier(*id)).expect("ids exhausted")
             }
         }
     }
 
-    fn send_attempt(&self, s: &mut State, c: usize, step: u8) {
+    fn send_attempt(&self, s: &mut State, c: usize, step: u8, round: u8, continuation: bool) {
         let a = s.calls[c].sent as usize;
-        let id = self.next_id(s, c, a);
-        if self.rules.id_scope == IdScope::Session && id == s.next_id {
-            s.next_id += 1;
+        let id = self.next_id(s, c, a, continuation);
+        if self.rules.id_scope == IdScope::Session && id >= s.next_id {
+            s.next_id = id + 1;
         }
         let up = s.server.up;
         s.attempts[c][a] = Attempt {
             id,
-            key: self.key_of(a, step),
+            key: self.key_of(a, step, round),
+            round,
             client: ClientSide::Waiting,
             server: if up { ServerSide::Unseen } else { ServerSide::Lost },
         };
@@ -231,108 +242,6 @@ impl McpModel {
         s.calls[c].phase = Phase::Failed;
         s.calls[c].failure = failure;
         s.calls[c].queried = false;
-    }
-
-    fn key_bit(key: u8) -> u8 {
-        1 << (key - 1)
-    }
-
-    /// Whether the server holds a completed record for this key.
-    fn key_completed(&self, s: &State, c: usize, key: u8) -> bool {
-        let bit = Self::key_bit(key);
-        match self.config.server {
-            ServerImpl::KeyVolatile => s.keys_volatile[c] & bit != 0,
-            ServerImpl::KeyDurable | ServerImpl::KeyAfterEffect | ServerImpl::KeyExpiring => {
-                s.keys_durable[c] & bit != 0
-            }
-            _ => false,
-        }
-    }
-
-    fn store_key(&self, s: &mut State, c: usize, key: u8) {
-        let bit = Self::key_bit(key);
-        s.keys_running[c] &= !bit;
-        if self.config.server == ServerImpl::KeyVolatile {
-            s.keys_volatile[c] |= bit;
-        } else {
-            s.keys_durable[c] |= bit;
-        }
-    }
-
-    /// Where the request of `(c, a)` stands in the inbox: `Some(index)` if the server may read it
-    /// now (stdio: it is first in line).
-    fn readable(&self, s: &State, m: Msg) -> Option<usize> {
-        let index = s.inbox.iter().position(|x| x == m)?;
-        if self.rules.ordered && index != 0 {
-            return None;
-        }
-        if m.is_cancel() && s.inbox.contains(Msg::request(m.call(), m.attempt())) {
-            return None;
-        }
-        Some(index)
-    }
-
-    fn receive_request(&self, s: &mut State, c: usize, a: usize) {
-        let t = s.attempts[c][a];
-        let server = self.config.server;
-        let outcome = if server.uses_ids() {
-            let seen = s.ids_seen[t.id as usize];
-            if seen == 0 {
-                s.ids_seen[t.id as usize] = c as u8 + 1;
-                ServerSide::Pending
-            } else if seen & 0x80 != 0 {
-                ServerSide::RespondedReplay
-            } else {
-                ServerSide::RespondedError
-            }
-        } else if server.uses_keys() && t.key != 0 {
-            let bit = Self::key_bit(t.key);
-            match self.rules.semantics {
-                KeySemantics::Dedup if self.key_completed(s, c, t.key) => ServerSide::RespondedReplay,
-                KeySemantics::Dedup if s.keys_running[c] & bit != 0 => ServerSide::RespondedError,
-                _ => {
-                    s.keys_running[c] |= bit;
-                    ServerSide::Pending
-                }
-            }
-        } else {
-            ServerSide::Pending
-        };
-        s.attempts[c][a].server = outcome;
-    }
-
-    fn commit(&self, s: &mut State, c: usize, a: usize) {
-        s.ledger[c] = s.ledger[c].saturating_add(1);
-        let t = s.attempts[c][a];
-        let server = self.config.server;
-        let mut next = ServerSide::Committed;
-        if server.uses_ids() {
-            s.ids_seen[t.id as usize] |= 0x80;
-        } else if server.uses_keys() && t.key != 0 {
-            if server == ServerImpl::KeyAfterEffect {
-                next = ServerSide::Effected;
-            } else {
-                self.store_key(s, c, t.key);
-            }
-        }
-        s.attempts[c][a].server = next;
-    }
-
-    fn crash(&self, s: &mut State) {
-        s.server.up = false;
-        s.server.crashes += 1;
-        for t in s.attempts.iter_mut().flatten() {
-            let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
-            if in_transit || t.server.in_flight() {
-                t.server = ServerSide::Lost;
-            }
-        }
-        s.inbox.clear();
-        s.keys_running = [0; MAX_CALLS];
-        s.keys_volatile = [0; MAX_CALLS];
-        if self.config.server != ServerImpl::DedupByIdDurable {
-            s.ids_seen = [0; MAX_IDS + 1];
-        }
     }
 }
 
@@ -402,6 +311,7 @@ impl Model for McpModel {
                         out.push(Action::StepFails { call: c8 });
                     }
                 }
+                Phase::InputRequired => out.push(Action::ClientContinue { call: c8, attempt: call.sent }),
             }
         }
         if s.server.up {
@@ -418,8 +328,12 @@ impl Model for McpModel {
             for c in 0..cfg.bounds.calls as usize {
                 for a in 0..s.calls[c].sent as usize {
                     let (call, attempt) = (c as u8, a as u8);
-                    match s.attempts[c][a].server {
-                        ServerSide::Pending => out.push(Action::ServerCommit { call, attempt }),
+                    let t = s.attempts[c][a];
+                    match t.server {
+                        ServerSide::Pending if cfg.handler.effect_in(t.round) => {
+                            out.push(Action::ServerCommit { call, attempt })
+                        }
+                        ServerSide::Pending => out.push(Action::ServerRespond { call, attempt }),
                         ServerSide::Effected => out.push(Action::ServerStoreKey { call, attempt }),
                         ServerSide::Committed if self.view.detail || s.attempts[c][a].client == ClientSide::Waiting => {
                             out.push(Action::ServerRespond { call, attempt })
@@ -448,7 +362,7 @@ impl Model for McpModel {
     fn next_state(&self, last: &State, action: Action) -> Option<State> {
         let mut s = last.clone();
         match action {
-            Action::ClientCall { call } => self.send_attempt(&mut s, call as usize, 0),
+            Action::ClientCall { call } => self.send_attempt(&mut s, call as usize, 0, 0, false),
             Action::ClientTimeout { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 s.attempts[c][a].client = ClientSide::Abandoned;
@@ -472,7 +386,7 @@ impl Model for McpModel {
                 if s.attempts[c][a].server == ServerSide::RespondedError {
                     Self::fail(&mut s, c, Failure::ErrorReply);
                 } else {
-                    s.calls[c].phase = Phase::Succeeded;
+                    s.calls[c].phase = self.after_result(s.attempts[c][a].round);
                     s.calls[c].failure = Failure::None;
                 }
             }
@@ -495,7 +409,7 @@ impl Model for McpModel {
                 let a = s.latest(c)?;
                 let key = s.attempts[c][a].key;
                 if key != 0 && self.key_completed(&s, c, key) {
-                    s.calls[c].phase = Phase::Succeeded;
+                    s.calls[c].phase = self.after_result(s.attempts[c][a].round);
                     s.calls[c].failure = Failure::None;
                 } else if key != 0 && s.keys_running[c] & Self::key_bit(key) != 0 {
                     return None; // "in progress": the client asks again later
@@ -506,13 +420,20 @@ impl Model for McpModel {
             Action::ClientRetry { call, .. } => {
                 let c = call as usize;
                 let step = s.calls[c].step;
-                self.send_attempt(&mut s, c, step);
+                let round = s.latest(c).map_or(0, |a| s.attempts[c][a].round);
+                self.send_attempt(&mut s, c, step, round, false);
+            }
+            Action::ClientContinue { call, .. } => {
+                let c = call as usize;
+                let step = s.calls[c].step;
+                let round = s.latest(c).map_or(0, |a| s.attempts[c][a].round) + 1;
+                self.send_attempt(&mut s, c, step, round, true);
             }
             Action::StepFails { call } => Self::fail(&mut s, call as usize, Failure::StepError),
             Action::FrameworkRetry { call, .. } => {
                 let c = call as usize;
                 let step = s.calls[c].step + 1;
-                self.send_attempt(&mut s, c, step);
+                self.send_attempt(&mut s, c, step, 0, false);
             }
             Action::ServerReceive { call, attempt } => {
                 let (c, a) = idx(call, attempt);
@@ -538,7 +459,11 @@ impl Model for McpModel {
             }
             Action::ServerRespond { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                s.attempts[c][a].server = ServerSide::RespondedOk;
+                if s.attempts[c][a].server == ServerSide::Pending {
+                    self.respond_without_effect(&mut s, c, a);
+                } else {
+                    s.attempts[c][a].server = self.answer(s.attempts[c][a].round);
+                }
             }
             Action::ServerCrash => self.crash(&mut s),
             Action::ServerRestart => {

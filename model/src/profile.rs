@@ -222,6 +222,30 @@ named_enum!(
     }
 );
 
+named_enum!(
+    /// Whether a request can be answered with an input-required result (multi round-trip
+    /// requests), and how the client then sends it again.
+    InputRequired {
+        /// No input-required result: a tool that needs input asks within the same call, by a
+        /// server-initiated request (not modelled).
+        None = "none",
+        /// The client sends the request again as a new request with a new id, carrying
+        /// `inputResponses` and `requestState`; the handler runs from the start.
+        RetryNewId = "retry-new-id",
+    }
+);
+named_enum!(
+    /// Whether an MRTR continuation (a request carrying `inputResponses`/`requestState`) is
+    /// inside the idempotency key's scope.
+    Continuations {
+        /// Not defined (no key, no input-required results, or a proposal silent on them): a
+        /// continuation is taken as carrying no key, as under `excluded`.
+        None = "none",
+        /// Outside the key's scope: a continuation carries no key, and nothing deduplicates it.
+        Excluded = "excluded",
+    }
+);
+
 /// Every knob the model reads, each with its citation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Knobs {
@@ -255,6 +279,10 @@ pub struct Knobs {
     pub idempotency_retention: Knob<Retention>,
     /// Whether recording the key after the effect is allowed.
     pub idempotency_crash_window: Knob<CrashWindow>,
+    /// Input-required results (MRTR).
+    pub input_required: Knob<InputRequired>,
+    /// Whether MRTR continuations are inside the key's scope.
+    pub idempotency_continuations: Knob<Continuations>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -344,7 +372,16 @@ struct RawProfile {
 }
 
 macro_rules! raw_knobs {
-    ($($field:ident => $id:ident : $ty:ty),+ $(,)?) => {
+    (@absent $field:ident, $set_by:expr, $file:expr, $text:expr, $default:expr) => {
+        absent_knob($default, $set_by, &format!("`{}`", $default))
+    };
+    (@absent $field:ident, $set_by:expr, $file:expr, $text:expr) => {
+        return Err(invalid($file, $text, 0..0, format!(
+            "missing knob `knobs.{}` (a profile without `extends` sets every knob)",
+            stringify!($field)
+        )))
+    };
+    ($($field:ident => $id:ident : $ty:ty $(= $default:expr)?),+ $(,)?) => {
         #[derive(Deserialize, Default)]
         #[serde(deny_unknown_fields)]
         struct RawKnobs { $(#[serde(default)] $field: Option<RawKnob<$ty>>),+ }
@@ -378,12 +415,7 @@ macro_rules! raw_knobs {
                         Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string() }
                     }
                     (None, Some(b)) => b.$field.clone(),
-                    (None, None) => {
-                        return Err(invalid(file, text, 0..0, format!(
-                            "missing knob `knobs.{}` (a profile without `extends` sets every knob)",
-                            stringify!($field)
-                        )))
-                    }
+                    (None, None) => raw_knobs!(@absent $field, set_by, file, text $(, $default)?),
                 }),+
             };
             Ok((knobs, spans))
@@ -397,6 +429,20 @@ macro_rules! raw_knobs {
             }
         }
     };
+}
+
+/// A knob added after the first release, absent from a file without `extends`: its value
+/// before the knob existed, cited as such.
+fn absent_knob<T>(value: T, set_by: &str, what: &str) -> Knob<T> {
+    let cite = Citation {
+        revision: "mcp-once".into(),
+        path: "specs/README.md".into(),
+        section: "Knobs added later".into(),
+        quote: String::new(),
+        note: Some(format!("not set by this profile; taken as {what}, the meaning before the knob existed")),
+        normative: false,
+    };
+    Knob { value, cite, set_by: set_by.to_string() }
 }
 
 raw_knobs!(
@@ -415,6 +461,8 @@ raw_knobs!(
     idempotency_conflict => IdempotencyConflict: Conflict,
     idempotency_retention => IdempotencyRetention: Retention,
     idempotency_crash_window => IdempotencyCrashWindow: CrashWindow,
+    input_required => InputRequired: InputRequired = InputRequired::None,
+    idempotency_continuations => IdempotencyContinuations: Continuations = Continuations::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -533,6 +581,13 @@ impl Profile {
         }
         if has_key && k.idempotency_crash_window.value == CrashWindow::None {
             return Err((KnobId::IdempotencyCrashWindow, "a profile with a key needs a crash-window rule".into()));
+        }
+        let rounds = k.input_required.value != InputRequired::None;
+        if (!has_key || !rounds) && k.idempotency_continuations.value != Continuations::None {
+            return Err((
+                KnobId::IdempotencyContinuations,
+                "`idempotency_continuations` needs both a key and input-required results (`input_required`)".into(),
+            ));
         }
         Ok(())
     }

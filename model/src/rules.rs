@@ -8,11 +8,14 @@ use crate::model::McpModel;
 use crate::profile::{Citation, KnobId, Revision};
 use crate::state::{ServerSide, State};
 
-/// The knobs whose values allow `action` under this model's configuration.
-pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
+/// The knobs whose values allow `action` under this model's configuration, taking the model
+/// to `after`.
+pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
     use KnobId as K;
     let http = model.config.transport == Transport::Http;
     let server = model.config.server;
+    // Whether the profile says anything about continuations and keys (else only MRTR is cited).
+    let scoped = model.profile.knobs.idempotency_continuations.value != crate::profile::Continuations::None;
     match action {
         Action::ClientCall { .. } => vec![K::RequestIdScope],
         Action::ClientTimeout { .. } => vec![K::TimeoutSendsCancel],
@@ -24,6 +27,13 @@ pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
         Action::StepFails { .. } => vec![],
         Action::FrameworkRetry { .. } => vec![K::ReissueLostRequest, K::RequestIdScope],
         Action::StreamBreak { .. } => vec![K::SseResumability, K::HttpDisconnectIsCancel],
+        Action::ServerReceive { call, attempt } if after.attempts[*call as usize][*attempt as usize].round > 0 => {
+            if server.uses_keys() && scoped {
+                vec![K::InputRequired, K::IdempotencyContinuations]
+            } else {
+                vec![K::InputRequired]
+            }
+        }
         Action::ServerReceive { .. } if server.uses_keys() => {
             vec![K::IdempotencyKey, K::IdempotencySemantics, K::IdempotencyInProgress]
         }
@@ -43,13 +53,17 @@ pub fn knobs_for(model: &McpModel, action: &Action) -> Vec<KnobId> {
         Action::ServerCrash => vec![],
         Action::ServerRestart => vec![K::StdioRestart],
         Action::KeyExpires { .. } => vec![K::IdempotencyRetention],
+        Action::ClientContinue { .. } if model.config.key != crate::config::KeyLifetime::None && scoped => {
+            vec![K::InputRequired, K::IdempotencyContinuations]
+        }
+        Action::ClientContinue { .. } => vec![K::InputRequired],
     }
 }
 
-/// The citations behind `action`, as (knob, value, citation).
-pub fn citations<'m>(model: &'m McpModel, action: &Action) -> Vec<(KnobId, String, &'m Citation)> {
+/// The citations behind `action` (taking the model to `after`), as (knob, value, citation).
+pub fn citations<'m>(model: &'m McpModel, after: &State, action: &Action) -> Vec<(KnobId, String, &'m Citation)> {
     let table = model.profile.knob_table();
-    knobs_for(model, action)
+    knobs_for(model, after, action)
         .into_iter()
         .filter_map(|k| table.iter().find(|(n, ..)| *n == k).map(|(n, v, c, _)| (*n, v.clone(), *c)))
         .collect()
@@ -82,6 +96,7 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             let what = match after.attempts[call as usize][attempt as usize].server {
                 ServerSide::RespondedReplay => "the replayed result of an earlier request",
                 ServerSide::RespondedError => "an error (duplicate in progress)",
+                ServerSide::RespondedInput => "an input-required result (MRTR)",
                 _ => "a success result",
             };
             format!(
@@ -146,7 +161,27 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
         Action::ServerStoreKey { call, attempt } => {
             format!("server stores the idempotency record of id {}, after the effect", id(call, attempt))
         }
-        Action::ServerRespond { call, attempt } => format!("server writes the result of id {}", id(call, attempt)),
+        Action::ServerRespond { call, attempt } => {
+            let t = after.attempts[call as usize][attempt as usize];
+            let without = before.attempts[call as usize][attempt as usize].server == ServerSide::Pending;
+            match (t.server, without) {
+                (ServerSide::RespondedInput, true) if t.round > 0 && model.config.handler.effect_in(0) => format!(
+                    "server answers id {} with another input-required result, without the effect (its requestState says it is done)",
+                    id(call, attempt)
+                ),
+                (ServerSide::RespondedInput, true) => {
+                    format!("server answers id {} with an input-required result, before any effect", id(call, attempt))
+                }
+                (ServerSide::RespondedInput, false) => {
+                    format!("server answers id {} with an input-required result, after its effect", id(call, attempt))
+                }
+                (_, true) => format!(
+                    "server writes the result of id {} without taking the effect again (its requestState says it is done)",
+                    id(call, attempt)
+                ),
+                _ => format!("server writes the result of id {}", id(call, attempt)),
+            }
+        }
         Action::ServerCrash => {
             "server process is killed (SIGKILL): memory and unread requests are lost, the ledger is kept".into()
         }
@@ -158,6 +193,18 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
         },
         Action::KeyExpires { call, key } => {
             format!("the record of key k{call}.{} leaves the server's retention window", key - 1)
+        }
+        Action::ClientContinue { call, attempt } => {
+            let scope = if model.config.key != crate::config::KeyLifetime::None {
+                "; no idempotency key: a continuation is outside the key's scope"
+            } else {
+                ""
+            };
+            format!(
+                "client answers the input request and sends tools/call for logical call {call} again with inputResponses \
+                 and requestState, as a new request (JSON-RPC id {}{scope}); the handler runs from the start",
+                id(call, attempt)
+            )
         }
     }
 }

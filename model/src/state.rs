@@ -33,6 +33,9 @@ pub enum Phase {
     Failed,
     /// A success result was received.
     Succeeded,
+    /// The latest attempt was answered with an input-required result (MRTR); the client is
+    /// about to send the continuation.
+    InputRequired,
 }
 
 /// Why the latest attempt of a call failed.
@@ -107,12 +110,15 @@ pub enum ServerSide {
     /// Effect committed, then the handler was stopped by its cancellation before it stored the
     /// key record (`--cancel interrupts`): the record is never written, nothing is answered.
     Interrupted,
+    /// Answered with an input-required result (MRTR): the client is to send the request again
+    /// with its input.
+    RespondedInput,
 }
 
 impl ServerSide {
     /// Whether a response for this attempt has been written.
     pub fn responded(self) -> bool {
-        matches!(self, Self::RespondedOk | Self::RespondedReplay | Self::RespondedError)
+        matches!(self, Self::RespondedOk | Self::RespondedReplay | Self::RespondedError | Self::RespondedInput)
     }
     /// Whether the server holds this attempt in volatile memory (lost on a crash).
     pub fn in_flight(self) -> bool {
@@ -128,6 +134,9 @@ pub struct Attempt {
     /// Idempotency key: 0 for none, else the key's generation + 1 (keys of different calls
     /// never collide; the generation tells keys of one call apart).
     pub key: u8,
+    /// MRTR round: 0 for the first request, r for the continuation that answers the r-th
+    /// input-required result (carrying `inputResponses` and `requestState`).
+    pub round: u8,
     /// Client side.
     pub client: ClientSide,
     /// Server side.
@@ -462,16 +471,18 @@ impl State {
         ]);
     }
 
-    /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed),
-    /// id, client side, server side.
+    /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed;
+    /// its MRTR round above bit 2: it tells continuations from retries), id, client side,
+    /// server side.
     fn attempt_view(&self, t: &Attempt) -> [u8; 4] {
         let v = self.view;
+        let round = t.round << 2;
         if v.detail {
-            return [1, t.id, t.client as u8, t.server as u8];
+            return [1 | round, t.id, t.client as u8, t.server as u8];
         }
         match t.client {
             ClientSide::Unsent => [0; 4],
-            ClientSide::Waiting => [1, if v.ids_matter { t.id } else { 0 }, t.client as u8, t.server as u8],
+            ClientSide::Waiting => [1 | round, if v.ids_matter { t.id } else { 0 }, t.client as u8, t.server as u8],
             _ => {
                 let server = match t.server {
                     s @ (ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected) => s,
@@ -479,7 +490,7 @@ impl State {
                 };
                 let reserved = v.ids_reused || (v.ids_outstanding && t.client != ClientSide::Answered);
                 let id = if v.ids_matter && (server != ServerSide::Lost || reserved) { t.id } else { 0 };
-                [2, id, 0, server as u8]
+                [2 | round, id, 0, server as u8]
             }
         }
     }

@@ -127,7 +127,7 @@ pub fn to_itf(model: &McpModel, kind: TraceKind, path: &Counterexample, minimal_
         } else {
             let a = &path.actions[i - 1];
             vars.insert("mbt::actionTaken".into(), action_json(a));
-            let cites: Vec<Value> = rules::citations(model, a)
+            let cites: Vec<Value> = rules::citations(model, &path.states[i], a)
                 .into_iter()
                 .map(|(knob, value, cite)| json!({"knob": knob, "value": value, "cite": cite}))
                 .collect();

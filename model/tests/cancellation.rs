@@ -14,6 +14,7 @@ fn cell(server: ServerImpl, cancel: Option<Cancellation>, crashes: u8) -> McpMod
         key: KeyLifetime::PerCall,
         server,
         cancel,
+        handler: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes },
     };
     McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
@@ -76,6 +77,7 @@ fn presets_are_pairs_and_an_override_equal_to_the_preset_is_the_same_cell() {
             key: KeyLifetime::None,
             server,
             cancel,
+            handler: Default::default(),
             bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
         };
         McpModel::new(config, profile.clone()).unwrap()

@@ -20,6 +20,7 @@ fn cfg(
         key,
         server,
         cancel: None,
+        handler: Default::default(),
         bounds: Bounds { calls: b.0, retries: b.1, crashes: b.2 },
     };
     McpModel::new(config, Profile::load(profile).unwrap()).unwrap()
@@ -255,8 +256,8 @@ fn an_outcome_query_alone_does_not_stop_a_duplicate_racing_the_first_request() {
 fn every_step_of_a_counterexample_carries_its_citations() {
     let m = cfg("mcp-2026-07-28", Stdio, RetryOnDisconnect, K::None, S::Plain, (1, 1, 1));
     let cex = violated(&m, AtMostOnce);
-    let restart = cex.actions.iter().find(|a| a.name() == "ServerRestart").unwrap();
-    let cites = rules::citations(&m, restart);
+    let at = cex.actions.iter().position(|a| a.name() == "ServerRestart").unwrap();
+    let cites = rules::citations(&m, &cex.states[at + 1], &cex.actions[at]);
     assert_eq!(cites.len(), 1);
     assert_eq!(cites[0].0, KnobId::StdioRestart);
     assert_eq!(cites[0].0.as_str(), "stdio_restart");

@@ -189,6 +189,7 @@ fn safe_cell(bounds: Bounds) -> Config {
         key: KeyLifetime::PerCall,
         server: ServerImpl::KeyDurable,
         cancel: None,
+        handler: Default::default(),
         bounds,
     }
 }
@@ -266,6 +267,7 @@ fn largest_cells() -> Vec<(String, Config)> {
         key,
         server,
         cancel: None,
+        handler: Default::default(),
         bounds,
     };
     let mut cells = vec![(

@@ -8,7 +8,7 @@ use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progre
 use crate::shard::Shard;
 use anyhow::Result;
 use clap::Args;
-use mcp_once_model::{Cancellation, Options, Profile, PropertyKind};
+use mcp_once_model::{Cancellation, HandlerKind, Options, Profile, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +30,12 @@ pub struct MatrixArgs {
     /// matrix the confirm figures are for.
     #[arg(long, value_delimiter = ',', value_parser = parse::<Cancellation>, value_name = "LIST")]
     cancel: Vec<Cancellation>,
+    /// Check every cell under each of these tool handlers (comma-separated: effect-only,
+    /// input-after-effect, input-before-effect, input-after-effect-stateful), one input round
+    /// each; under framework-retry such a cell takes 1 re-run, not 2. Default: effect-only.
+    /// Cells under a profile without input-required results (2025-11-25) are not applicable.
+    #[arg(long, value_delimiter = ',', value_parser = parse::<HandlerKind>, value_name = "LIST")]
+    handler: Vec<HandlerKind>,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Check only shard K of N: the cells whose index (from 0, in the matrix's order) modulo N
@@ -48,7 +54,7 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     };
     // Every property and the worst case: the table's last column is the exact worst case.
     let options = Options { worst: true, budget: a.budget.budget() };
-    let all = matrix_cells(&profiles, &a.cancel);
+    let all = matrix_cells(&profiles, &a.cancel, &a.handler);
     let whole = all.len();
     let configs = match a.shard {
         Some(shard) => shard.select(all),

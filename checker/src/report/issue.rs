@@ -255,8 +255,8 @@ fn rules_paragraph(issue: &Issue) -> String {
     let m = issue.model;
     let mut seen = Vec::new();
     let mut out = String::new();
-    for a in &issue.cex.actions {
-        for (knob, value, cite) in rules::citations(m, a) {
+    for (i, a) in issue.cex.actions.iter().enumerate() {
+        for (knob, value, cite) in rules::citations(m, &issue.cex.states[i + 1], a) {
             let name = format!("`{knob} = {value}`");
             if seen.contains(&name) {
                 continue;

@@ -4,6 +4,7 @@
 use crate::run::Cell;
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
+use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{Cancellation, Config, McpModel, PropertyKind, Verdict};
 use std::fmt::Write;
@@ -54,7 +55,16 @@ pub fn mermaid(cex: &Counterexample) -> String {
             A::ServerStoreKey { call, attempt } => {
                 format!("Note over S: {n}. store key record of id {}", id(call, attempt))
             }
-            A::ServerRespond { call, attempt } => format!("S->>T: {n}. result for id {}", id(call, attempt)),
+            A::ServerRespond { call, attempt } => {
+                let what = match after.attempts[call as usize][attempt as usize].server {
+                    ServerSide::RespondedInput => "input-required result",
+                    _ => "result",
+                };
+                format!("S->>T: {n}. {what} for id {}", id(call, attempt))
+            }
+            A::ClientContinue { call, attempt } => {
+                format!("C->>T: {n}. tools/call with inputResponses (call {call}, id {})", id(call, attempt))
+            }
             A::ServerCrash => format!("Note over S: {n}. SIGKILL"),
             A::ServerRestart => format!("Note over S: {n}. restart"),
             A::KeyExpires { call, key } => format!("Note over S: {n}. key record k{call}.{} expires", key - 1),
@@ -139,7 +149,7 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
     for (i, a) in cex.actions.iter().enumerate() {
         let what = rules::describe(m, &cex.states[i], a, &cex.states[i + 1]);
         let _ = writeln!(out, "{}. **{}** `{}`: {what}", i + 1, a.actor(), a);
-        for (knob, value, cite) in rules::citations(m, a) {
+        for (knob, value, cite) in rules::citations(m, &cex.states[i + 1], a) {
             let _ = writeln!(
                 out,
                 "   - allowed by `{knob} = {value}`: {} `{}` § {}{}: \"{}\"",

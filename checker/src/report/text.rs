@@ -30,7 +30,7 @@ pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool)
         let _ =
             writeln!(out, "{indent}{:>2}. {:<11} {}", i + 1, a.actor().to_string(), paint(colour, "1", &a.to_string()));
         let _ = writeln!(out, "{indent}    {:<11} {what}", "");
-        for (knob, value, cite) in rules::citations(&c.model, a) {
+        for (knob, value, cite) in rules::citations(&c.model, &cex.states[i + 1], a) {
             let rule = format!("{knob} = {value}: {cite}");
             let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "2", &rule));
         }

@@ -310,6 +310,10 @@ impl<'t> Driver<'t> {
             Action::ServerCrash => self.server_crash().await,
             Action::ServerRestart => self.server_restart().await,
             Action::KeyExpires { call, key } => self.key_expires(call, key).await,
+            Action::ClientContinue { .. } => Err(stop(
+                ReplayVerdict::Inconclusive,
+                "the runner does not drive multi round-trip (input-required) continuations yet",
+            )),
         };
         if let Err(s) = &result {
             self.failed_step(action, &s.reason.clone());

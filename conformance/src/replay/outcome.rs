@@ -58,6 +58,9 @@ impl Driver<'_> {
                 (Phase::Failed, Failure::None) => (Told::Failure, "the call failed".into()),
                 (Phase::Idle, _) => (Told::Nothing, "the call was never made".into()),
                 (Phase::Waiting | Phase::CancelPending, _) => (Told::Nothing, "the client still waits".into()),
+                (Phase::InputRequired, _) => {
+                    (Told::Nothing, "the client was asked for input and has not sent the continuation".into())
+                }
             };
             outcomes.push(CallOutcome {
                 call: c,

@@ -36,7 +36,10 @@ fn scenario_traces(
         let config = s.config(&profile.name, transport, server);
         let model = McpModel::new(config, profile.clone())?;
         let mut refs: Vec<SpecReference> = Vec::new();
-        for (_, _, c) in trace.actions.iter().flat_map(|a| rules::citations(&model, a)) {
+        let states = mcp_once_model::search::replay(&model, &trace.actions)
+            .map_err(|(step, why)| format!("{}: step {step}: {why}", s.check_id))?;
+        for (_, _, c) in trace.actions.iter().enumerate().flat_map(|(i, a)| rules::citations(&model, &states[i + 1], a))
+        {
             let r = reference(c);
             if !refs.iter().any(|x| x.id == r.id) {
                 refs.push(r);

@@ -243,6 +243,7 @@ pub fn model_trace(
         key,
         server,
         cancel: None,
+        handler: Default::default(),
         bounds: Bounds { calls: 1, retries, crashes },
     };
     let trace = replay_trace(config, &profile, wanted)?.ok_or(NO_TRACE)?;
