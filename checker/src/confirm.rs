@@ -191,18 +191,15 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     }
     let server = job.config.server;
     let revision = job.profile.revision;
-    if let Err(why) = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision)) {
-        return not_run(job, ReplayVerdict::Inconclusive, why);
-    }
-    if let Some(cancel) = job.config.cancel {
-        let why = format!("the fixtures are their --server presets only; none is {server} with --cancel {cancel} yet");
+    let runnable = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision));
+    if let Err(why) = runnable.and_then(|_| job.sdk.cancel_option(server, job.config.cancel)) {
         return not_run(job, ReplayVerdict::Inconclusive, why);
     }
     let dir = replay_dir(&options.evidence, job);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return not_run(job, ReplayVerdict::Inconclusive, format!("{}: cannot create: {e}", dir.display()));
     }
-    let mut opts = match options.paths.options_for_profile(job.sdk, server, &job.profile, job.config.transport, &dir) {
+    let mut opts = match options.paths.options_for_cell(job.sdk, &job.config, &job.profile, &dir) {
         Ok(o) => o,
         Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why),
     };

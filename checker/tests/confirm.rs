@@ -246,6 +246,60 @@ fn note_of<'s>(steps: &'s [Value], action: &str) -> &'s str {
     step.unwrap_or_else(|| panic!("no {action}: {steps:?}"))["note"].as_str().unwrap()
 }
 
+/// `--cancel interrupts` (issue 12, item 3): the cell is put under that handling, the Rust
+/// fixture is started with it, and the stream close lands between the effect and the key
+/// record: every counterexample confirmed, the first attempt's record never written. The Python
+/// fixture cannot be that server and says so.
+#[test]
+fn a_handler_interrupted_between_effect_and_key_record_is_confirmed_with_the_cell_s_cancel() {
+    let fixtures = fixtures::dir().display().to_string();
+    let dir = temp("interrupts");
+    let args = [
+        "--profile",
+        "sep-3182",
+        "--transport",
+        "http",
+        "--client",
+        "retry-any",
+        "--key",
+        "per-call",
+        "--server",
+        "key-after-effect",
+        "--cancel",
+        "interrupts",
+        "--sdk",
+        "rust",
+        "--sdk",
+        "python",
+        "--fixtures",
+        &fixtures,
+    ];
+    let (v, code) = confirm(&args, &dir);
+    let results = check_shape(&v, code);
+    assert_eq!(code, 1, "python is inconclusive: {v:#}");
+    for r in &results {
+        assert!(r["cell"].as_str().unwrap().contains("key-after-effect-cancel-interrupts"), "{r}");
+        if r["sdk"] == "python" {
+            assert_eq!(r["verdict"], "inconclusive", "{r}");
+            assert!(r["reason"].as_str().unwrap().contains("takes no --cancel"), "{r}");
+        } else {
+            assert_eq!(r["verdict"], "confirmed", "{r}");
+        }
+    }
+    let rust: Vec<Value> = results.iter().filter(|r| r["sdk"] == "rust").cloned().collect();
+    assert_eq!(rust.len(), 4, "three properties and the worst case: {v:#}");
+    let (r, steps) = replay_of(&rust, "at-most-once");
+    assert!(note_of(&steps, "ServerReceiveCancel").contains("closed at once"), "{steps:?}");
+    let folder = Path::new(r["evidence"].as_str().unwrap());
+    let ledger = jsonl::read(&folder.join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "{ledger:?}");
+    let keys = jsonl::read(&folder.join("ledger.jsonl.keys"));
+    assert!(
+        keys.iter().all(|k| k["request_id"] != ledger[0]["request_id"]),
+        "no record of the first attempt: {keys:?}"
+    );
+}
+
 #[test]
 fn a_retry_sent_while_the_stdio_server_is_down_fails_at_once_and_the_silent_effect_is_confirmed() {
     // The model's path: the call's effect, the kill, the disconnect, then a retry while the

@@ -4,7 +4,7 @@
 use crate::args::{BudgetArgs, ConfigArgs, OutFormat};
 use crate::confirm::{confirm, jobs, ConfirmOptions};
 use crate::report::confirm::{confirm_text, ConfirmRecord};
-use crate::run::{builtins, cell_name, default_matrix, profile_for, progress, run_with_progress, threads};
+use crate::run::{builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
@@ -39,7 +39,7 @@ impl SdkArg {
 #[derive(Args)]
 pub struct ConfirmArgs {
     /// The cells: the default matrix's cells with these parameters (each flag given narrows it;
-    /// none: every applicable cell).
+    /// none: every applicable cell); `--cancel` puts each under that cancellation handling.
     #[command(flatten)]
     config: ConfigArgs,
     /// Only the cells whose name (PROFILE__TRANSPORT__CLIENT__KEY__SERVER__cCrRkK) contains one of
@@ -89,6 +89,7 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
         f.calls.map(|v| format!("--calls {v}")),
         f.retries.map(|v| format!("--retries {v}")),
         f.crashes.map(|v| format!("--crashes {v}")),
+        f.cancel.map(|v| format!("--cancel {v}")),
     ]
     .into_iter()
     .flatten()
@@ -104,7 +105,10 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
         Some(p) => vec![profile_for(p, &mut loaded).map_err(|e| anyhow!("--profile {p}: {e}"))?],
         None => loaded.clone(),
     };
-    let cells: Vec<_> = default_matrix(&profiles)
+    // `--cancel` puts every cell under that handling (a preset's own written as no override),
+    // as `matrix --cancel` does; the fixtures that take it are started with it.
+    let cancels: Vec<_> = a.config.cancel.into_iter().collect();
+    let cells: Vec<_> = matrix_cells(&profiles, &cancels)
         .into_iter()
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(&a.config, c))
         .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))

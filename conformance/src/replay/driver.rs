@@ -3,8 +3,8 @@
 //! performed; server steps are awaited with a bound and observed (a response frame, the
 //! observer's count, a process exit), never assumed. This file holds the driver, its run and
 //! the dispatch of each action; the steps are `impl` blocks by job: [`crate::replay::client_steps`],
-//! [`crate::replay::server_steps`], [`crate::replay::transport_steps`] and
-//! [`crate::replay::crash_point`].
+//! [`crate::replay::server_steps`], [`crate::replay::transport_steps`],
+//! [`crate::replay::crash_point`] and [`crate::replay::interrupt_point`].
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::judge;
@@ -14,6 +14,7 @@ use crate::replay::step::{answer, stop, Done, Sent, Stop};
 use crate::replay::types::{
     revision_for, CrashMethod, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus,
 };
+use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Action, Profile, State};
 use serde_json::Value;
@@ -290,6 +291,11 @@ impl<'t> Driver<'t> {
             }
             Action::ClientQueryOutcome { call } => self.client_query_outcome(call, state).await,
             Action::ServerReceive { call, attempt } => self.server_receive((call, attempt)).await,
+            Action::ServerReceiveCancel { call, attempt }
+                if state.attempts[usize::from(call)][usize::from(attempt)].server == ServerSide::Interrupted =>
+            {
+                self.interrupt_after_commit((call, attempt)).await
+            }
             Action::ServerReceiveCancel { call, attempt } => {
                 let done = self.deliver_deferred(Some((call, attempt))).await;
                 done.map(|d| {

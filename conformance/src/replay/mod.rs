@@ -5,14 +5,14 @@
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in
-//! [`client_steps`], [`server_steps`], [`transport_steps`] and [`crash_point`], with [`tracer`]
+//! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`] and [`interrupt_point`], with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
 //! trace's property judged on what the client was told and what took effect), [`step`] (how a
 //! step ends),
 //! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
 //! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
 //! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
-//! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects),
+//! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects; [`server_log`], the server's stderr read back),
 //! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
@@ -24,6 +24,7 @@ pub mod driver;
 pub mod evidence;
 pub mod frame;
 pub mod handshake;
+pub mod interrupt_point;
 pub mod judge;
 pub mod key_checks;
 pub mod message;
@@ -36,6 +37,7 @@ pub mod process;
 pub mod query;
 pub mod run;
 pub mod sdk_fixtures;
+pub mod server_log;
 pub mod server_steps;
 pub mod session;
 pub mod step;

@@ -10,7 +10,7 @@ use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
 use mcp_once_model::profile::KeySemantics;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Bounds, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
+use mcp_once_model::{Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -49,6 +49,23 @@ impl Sdk {
     /// that ignores cancellation shield their handler from it.)
     pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
         Ok(Variant::for_server(server).as_str())
+    }
+
+    /// The `--cancel` that makes this SDK's fixture of `server` handle cancellation as `cancel`
+    /// says (`None`: the server's preset, no option), or why it cannot. Only the Rust fixture
+    /// takes `--cancel`; the Python fixture's variants other than `honours-cancel` shield their
+    /// handler from the SDK's own interruption and write a key record written after the effect
+    /// in a `finally`, so none of them can be interrupted between the two; the TypeScript
+    /// fixtures have no way to stop a handler once it runs.
+    pub fn cancel_option(self, server: ServerImpl, cancel: Option<Cancellation>) -> Result<Option<String>, String> {
+        match (self, cancel) {
+            (_, None) => Ok(None),
+            (Sdk::Rust, Some(c)) => Ok(Some(c.as_str().to_string())),
+            (sdk, Some(c)) => Err(format!(
+                "the {} fixture takes no --cancel: none of its variants is {server} with --cancel {c} (only the Rust fixture's is)",
+                sdk.as_str()
+            )),
+        }
     }
 
     /// Whether this SDK's fixture speaks the wire revision `revision`, or why not: the
@@ -133,7 +150,7 @@ impl FixturePaths {
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
-        self.variant_options(sdk, server, false, transport, dir)
+        self.variant_options(sdk, server, false, None, transport, dir)
     }
 
     /// [`FixturePaths::options_for`] for a cell under `profile`: a key server of a profile whose
@@ -148,10 +165,26 @@ impl FixturePaths {
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
-        self.variant_options(sdk, server, status_query, transport, dir)
+        self.variant_options(sdk, server, status_query, None, transport, dir)
     }
 
-    /// The variant's options: `--outcome-query` when asked, and for `key-expiring` a retention
+    /// [`FixturePaths::options_for_profile`] for the cell `config` (its server, transport and
+    /// cancellation handling): a cell with `--cancel` starts the fixture with it where the SDK's
+    /// fixture takes it ([`Sdk::cancel_option`]), and is refused with the reason where not.
+    pub fn options_for_cell(
+        &self,
+        sdk: Sdk,
+        config: &Config,
+        profile: &Profile,
+        dir: &Path,
+    ) -> Result<ReplayOptions, String> {
+        let server = config.server;
+        let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
+        let cancel = sdk.cancel_option(server, config.cancel)?;
+        self.variant_options(sdk, server, status_query, cancel.as_deref(), config.transport, dir)
+    }
+
+    /// The variant's options: `--outcome-query` and `--cancel` when asked, and for `key-expiring` a retention
     /// short enough to wait out in a replay, long enough for every step a trace takes while its
     /// record must still be held.
     fn variant_options(
@@ -159,6 +192,7 @@ impl FixturePaths {
         sdk: Sdk,
         server: ServerImpl,
         outcome_query: bool,
+        cancel: Option<&str>,
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
@@ -166,6 +200,9 @@ impl FixturePaths {
         let mut extra = vec!["--variant", sdk.variant_for(server)?];
         if outcome_query {
             extra.push("--outcome-query");
+        }
+        if let Some(cancel) = cancel {
+            extra.extend(["--cancel", cancel]);
         }
         let expiring = server == ServerImpl::KeyExpiring;
         if expiring {

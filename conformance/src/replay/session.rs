@@ -7,6 +7,7 @@ use crate::replay::message;
 use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
 use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
+use crate::replay::server_log::ServerLog;
 use crate::replay::strays;
 use crate::replay::tracer::{self, Tracer};
 use crate::replay::types::{ReplayOptions, Revision, Target};
@@ -62,6 +63,8 @@ pub struct Session {
     /// strace, holding the server's writes to stdout (a crash point without hooks).
     tracer: Option<Tracer>,
     last_logged: Option<f64>,
+    /// HTTP: the stderr lines of the server the runner started, kept to be waited on.
+    pub server_log: ServerLog,
 }
 
 /// Poll interval for observers that cannot signal (a file, a command, a tool).
@@ -105,6 +108,7 @@ impl Session {
             server_pipes: Vec::new(),
             tracer: None,
             last_logged: None,
+            server_log: ServerLog::default(),
         }
     }
 
@@ -150,8 +154,9 @@ impl Session {
             Target::Http { url, launch } => {
                 if let Some(spec) = launch {
                     let (proc_, pipes) = self.spawn(&spec)?;
-                    tokio::spawn(log_lines(pipes.stdout, "server stdout", self.evidence.clone()));
-                    tokio::spawn(log_lines(pipes.stderr, "server stderr", self.evidence.clone()));
+                    tokio::spawn(log_lines(pipes.stdout, "server stdout", self.evidence.clone(), None));
+                    let tap = Some(self.server_log.clone());
+                    tokio::spawn(log_lines(pipes.stderr, "server stderr", self.evidence.clone(), tap));
                     self.server_stdin = Some(pipes.stdin);
                     self.server = Some(proc_);
                     self.wait_listening(&url, deadline).await?;

@@ -10,6 +10,7 @@
 
 use crate::replay::evidence::{Direction, Event, Evidence, Stderr, Transport};
 use crate::replay::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
+use crate::replay::server_log::ServerLog;
 use anyhow::{anyhow, Result};
 use futures::StreamExt;
 use serde_json::Value;
@@ -428,8 +429,14 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Log a server's output stream line by line (its first 200 lines) as `channel`.
-pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'static str, evidence: Evidence) {
+/// Log a server's output stream line by line (its first 200 lines) as `channel`, and keep
+/// every line in `tap` where one is given.
+pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(
+    mut r: R,
+    channel: &'static str,
+    evidence: Evidence,
+    tap: Option<ServerLog>,
+) {
     use tokio::io::AsyncReadExt;
     let mut splitter = LineSplitter::new(4096);
     let mut buf = vec![0u8; 16 * 1024];
@@ -440,6 +447,9 @@ pub async fn log_lines<R: tokio::io::AsyncRead + Unpin>(mut r: R, channel: &'sta
         }
         for piece in splitter.push(&buf[..n]) {
             if let Piece::Line(line) = piece {
+                if let Some(tap) = &tap {
+                    tap.push(String::from_utf8_lossy(&line).into_owned());
+                }
                 if logged < 200 {
                     logged += 1;
                     evidence.record(Event::Output {
