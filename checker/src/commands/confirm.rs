@@ -108,7 +108,9 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     // `--cancel` puts every cell under that handling (a preset's own written as no override),
     // as `matrix --cancel` does; the fixtures that take it are started with it.
     let cancels: Vec<_> = a.config.cancel.into_iter().collect();
-    let cells: Vec<_> = matrix_cells(&profiles, &cancels)
+    // The same for `--handler` (whose cells no fixture runs yet: they come out inconclusive).
+    let handlers: Vec<_> = a.config.handler.into_iter().collect();
+    let cells: Vec<_> = matrix_cells(&profiles, &cancels, &handlers)
         .into_iter()
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(&a.config, c))
         .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))
