@@ -512,8 +512,13 @@ fn run(
                 crate::budget::human_bytes(bytes)
             );
         }
-        pending.sort_unstable();
-        old = disk.sorted.found(&pending)?;
+        // Sorted for the merge; the level's own order is kept, so that a part of it (as a
+        // merge keeps) is spread over the table like any fingerprints, not a sorted prefix
+        // crowded into its first slots.
+        let mut sorted = pending.clone();
+        sorted.sort_unstable();
+        old = disk.sorted.found(&sorted)?;
+        drop(sorted);
         pending.retain(|x| old.binary_search(x).is_err());
         current_fps = std::mem::take(&mut pending);
         reading = std::mem::replace(&mut next, LevelOut::new(disk.dir)?).read_back(view)?;
