@@ -120,7 +120,7 @@ impl ConfigArgs {
 const DEFAULT_MEMORY_SHARE: (u64, u64) = (3, 4);
 
 /// Where every search stops at the latest (`check`, `matrix`).
-#[derive(Args, Clone, Copy)]
+#[derive(Args, Clone)]
 pub struct BudgetArgs {
     /// Stop a search before the process's resident memory passes SIZE (e.g. 512M, 4G; default:
     /// 3/4 of the memory available when mcp-once starts, from /proc/meminfo).
@@ -129,13 +129,38 @@ pub struct BudgetArgs {
     /// Stop a search after N unique states (default: no limit).
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
+    /// At the memory budget, go on with the search on disk in DIR (unnamed temporary files,
+    /// removed however mcp-once ends) instead of stopping; the verdicts and traces are the same.
+    #[arg(long, value_name = "DIR")]
+    spill_dir: Option<std::path::PathBuf>,
+    /// With --spill-dir: stop before the spilled files pass SIZE (default: 3/4 of the space
+    /// free in DIR when the search starts).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "spill_dir")]
+    max_disk: Option<u64>,
 }
 
 impl BudgetArgs {
     /// The budget: the flags, with the default memory limit when `--max-memory` is not given.
-    pub fn budget(&self) -> Budget {
-        Budget { max_states: self.max_states, max_memory: self.max_memory.or_else(default_memory) }
+    pub fn budget(&self) -> Result<Budget> {
+        let spill_dir = match &self.spill_dir {
+            None => None,
+            Some(dir) if dir.is_dir() => Some(&*Box::leak(dir.clone().into_boxed_path())),
+            Some(dir) => return Err(anyhow!("--spill-dir {}: not a folder", dir.display())),
+        };
+        let max_disk = self.max_disk.or_else(|| spill_dir.and_then(|d| free_bytes(d).map(|b| b / 4 * 3)));
+        Ok(Budget {
+            max_states: self.max_states,
+            max_memory: self.max_memory.or_else(default_memory),
+            spill_dir,
+            max_disk,
+        })
     }
+}
+
+/// Bytes free for an unprivileged user on the file system of `dir`.
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    let s = rustix::fs::statvfs(dir).ok()?;
+    Some(s.f_bavail.saturating_mul(s.f_frsize))
 }
 
 /// The default memory budget: a share of `MemAvailable` (none if it cannot be read).

@@ -105,7 +105,8 @@ pub fn search(cfg: &Config, property: PropertyKind, audience: Audience) -> Resul
     let configs = candidates(cfg, audience, &profiles);
     let tried = configs.len();
     let order: Vec<Config> = configs.iter().map(|(c, _)| c.clone()).collect();
-    let budget = Budget { max_states: Some(MAX_STATES), max_memory: crate::args::default_memory() };
+    let budget =
+        Budget { max_states: Some(MAX_STATES), max_memory: crate::args::default_memory(), ..Budget::default() };
     let options = Options { worst: false, budget };
     let cells = run_cells(configs, &[property], options, None, threads(), &|| {})?;
     let holds = order

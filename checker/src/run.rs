@@ -37,6 +37,8 @@ pub struct Checked {
     pub stats: Stats,
     /// How the pass ended (exhaustive, answered, or stopped at the budget).
     pub end: End,
+    /// Whether the search went on on disk past its memory budget, and how much it wrote.
+    pub spilled: Option<mcp_once_model::Spilled>,
     /// The traces whose length the independent search could not confirm within the budget.
     pub unverified: Vec<TraceKind>,
     /// Trace files written.
@@ -212,7 +214,7 @@ fn memo_key(m: &McpModel) -> String {
     m.behaviour_key()
 }
 
-type Found = (Vec<CheckResult>, WorstCase, Stats, End);
+type Found = (Vec<CheckResult>, WorstCase, Stats, End, Option<mcp_once_model::Spilled>);
 
 /// A guess at how long a cell's search takes, for ordering (larger first): more calls and
 /// attempts, framework re-runs, HTTP's unordered messages and id tables make the most states.
@@ -274,11 +276,11 @@ pub fn run_cells(
                         Ok(model) => {
                             let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
                             let mut shared = true;
-                            let (results, worst, stats, end) = once
+                            let (results, worst, stats, end, spilled) = once
                                 .get_or_init(|| {
                                     shared = false;
                                     let e = explore_with(&model, properties, options);
-                                    (e.results, e.worst, e.stats, e.end)
+                                    (e.results, e.worst, e.stats, e.end, e.spilled)
                                 })
                                 .clone();
                             let verify_started = std::time::Instant::now();
@@ -296,6 +298,7 @@ pub fn run_cells(
                                 worst,
                                 stats,
                                 end,
+                                spilled,
                                 unverified,
                                 files: TraceFiles::default(),
                                 shared,

@@ -167,3 +167,61 @@ fn a_bad_size_is_rejected_naming_the_flag() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--max-memory") && err.contains("4X"), "{err}");
 }
+
+/// The JSON of a check without its wall times.
+fn without_seconds(mut v: Value) -> Value {
+    v["stats"]["seconds"] = Value::Null;
+    for r in v["results"].as_array_mut().unwrap() {
+        r["seconds"] = Value::Null;
+    }
+    v
+}
+
+#[test]
+fn a_search_spilled_to_disk_reports_what_the_search_in_memory_reports() {
+    let dir = scratch!("budget", "spill");
+    let memory = check(&SAFE, &["--worst"]);
+    assert_eq!(memory.status.code(), Some(1), "other properties are violated: {}", text(&memory.stderr));
+    // A memory budget of one byte: the search moves to disk at its first reading.
+    let spilled = mcp_once!()
+        .arg("check")
+        .args(SAFE)
+        .args(["--worst", "--format", "json", "--max-memory", "1", "--spill-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(spilled.status.code(), Some(1), "{}", text(&spilled.stderr));
+    assert_eq!(without_seconds(json(&spilled)), without_seconds(json(&memory)));
+    let err = text(&spilled.stderr);
+    assert!(err.contains("went on on disk") && err.contains("written in all"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "files left in the spill folder: {left:?}");
+}
+
+#[test]
+fn a_spilled_search_stops_at_the_disk_budget_with_what_it_decided() {
+    let dir = scratch!("budget", "spill-disk");
+    let out = mcp_once!()
+        .arg("check")
+        .args(LARGE)
+        .args(["--worst", "--format", "json", "--max-memory", "1", "--max-disk", "4M", "--spill-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("disk budget of 4 MiB") && err.contains("--max-disk"), "{err}");
+    let v = json(&out);
+    assert_eq!(v["search"], "stopped");
+    assert!(v["stopped"]["reason"].as_str().unwrap().contains("disk budget"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "files left in the spill folder");
+}
+
+#[test]
+fn a_spill_folder_that_is_not_one_is_rejected_in_one_line() {
+    let out = check(&SAFE, &["--spill-dir", "/nonexistent/mcp-once-spill"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--spill-dir") && err.contains("not a folder"), "{err}");
+}

@@ -13,8 +13,14 @@ use std::fmt;
 pub struct Budget {
     /// Stop before exploring more unique states than this.
     pub max_states: Option<usize>,
-    /// Stop before the process's resident memory exceeds this many bytes.
+    /// Stop before the process's resident memory exceeds this many bytes (or, with
+    /// `spill_dir`, go on with the search on disk from there).
     pub max_memory: Option<u64>,
+    /// Where the search goes on when it reaches the memory limit: unnamed temporary files in
+    /// this folder, which the system removes however the process ends (`None`: it stops).
+    pub spill_dir: Option<&'static std::path::Path>,
+    /// Stop before the spilled files take more than this many bytes.
+    pub max_disk: Option<u64>,
 }
 
 /// Why a search stopped before it was exhaustive.
@@ -33,6 +39,18 @@ pub enum Stop {
         /// Resident bytes when the search stopped, with what it was about to allocate.
         projected: u64,
     },
+    /// The disk limit of a search that spilled would have been passed.
+    Disk {
+        /// The limit in bytes (`--max-disk`).
+        limit: u64,
+        /// Bytes the spilled files would have taken.
+        projected: u64,
+    },
+    /// A spill file could not be written or read back.
+    DiskFailed {
+        /// The system's error number (0: a file was shorter than written).
+        errno: i32,
+    },
 }
 
 impl fmt::Display for Stop {
@@ -46,6 +64,16 @@ impl fmt::Display for Stop {
                 human_bytes(*limit),
                 human_bytes(*projected)
             ),
+            Stop::Disk { limit, projected } => write!(
+                f,
+                "the disk budget of {} would be passed ({} of spilled files; --max-disk)",
+                human_bytes(*limit),
+                human_bytes(*projected)
+            ),
+            Stop::DiskFailed { errno: 0 } => write!(f, "a spill file was shorter than what was written to it"),
+            Stop::DiskFailed { errno } => {
+                write!(f, "a spill file failed: {}", std::io::Error::from_raw_os_error(*errno))
+            }
         }
     }
 }
@@ -70,6 +98,12 @@ impl Budget {
         let limit = self.max_memory?;
         let projected = resident_bytes()? + about_to_allocate;
         (projected > limit).then_some(Stop::Memory { limit, projected })
+    }
+
+    /// Whether spilled files of `bytes` pass the disk limit.
+    pub fn disk_reached(&self, bytes: u64) -> Option<Stop> {
+        let limit = self.max_disk?;
+        (bytes > limit).then_some(Stop::Disk { limit, projected: bytes })
     }
 }
 
@@ -145,7 +179,7 @@ mod tests {
     fn memory_fields_are_read_in_bytes() {
         assert_eq!(kib_field("VmHWM:\t  10 kB\nVmRSS:\t  2048 kB\n", "VmRSS:"), Some(2 << 20));
         assert!(resident_bytes().is_some_and(|b| b > 0), "this process has a resident size");
-        let tiny = Budget { max_states: None, max_memory: Some(1) };
+        let tiny = Budget { max_memory: Some(1), ..Budget::default() };
         assert!(matches!(tiny.memory_reached(0), Some(Stop::Memory { limit: 1, .. })));
         assert_eq!(Budget::unlimited().memory_reached(u64::MAX / 2), None);
     }

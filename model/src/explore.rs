@@ -11,11 +11,15 @@
 //! `search::check_property` (stateright, one property per run) and `search::shortest_path_len`
 //! (its own breadth-first search, states compared through the model's view) are the independent searches the tests compare this one against.
 
-use crate::action::Action;
 use crate::budget::{Budget, Stop};
 use crate::model::McpModel;
+use crate::pass::{fingerprint, Node, Tally, MEMORY_POLL, ROOT};
+pub use crate::pass::{End, Options};
 use crate::property::PropertyKind;
 use crate::search::{CheckResult, Counterexample, Stats, Verdict, WorstCase, WorstSearch};
+use crate::seen::Seen;
+use crate::spill::Parents;
+pub use crate::spill::Spilled;
 use crate::state::State;
 use stateright::Model;
 use std::collections::VecDeque;
@@ -32,37 +36,9 @@ pub struct Exploration {
     pub stats: Stats,
     /// How the pass ended.
     pub end: End,
+    /// Whether the pass went on on disk past its memory limit, and how much it wrote.
+    pub spilled: Option<Spilled>,
 }
-
-/// What one pass is asked to do.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Go on after every property asked for is violated, to find the worst case (otherwise the
-    /// pass stops at the last of their shortest counterexamples).
-    pub worst: bool,
-    /// Where to stop at the latest.
-    pub budget: Budget,
-}
-
-/// How a pass ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum End {
-    /// Every reachable state was explored: every verdict and the worst case are exact.
-    Exhaustive,
-    /// Every property asked for was violated and the worst case was not asked for: the pass
-    /// stopped at the last of their shortest counterexamples.
-    Answered,
-    /// The budget was reached: the properties violated so far are decided, the others unknown.
-    Stopped {
-        /// Which limit.
-        why: Stop,
-        /// Every state within this many steps of the initial state was checked.
-        depth_completed: usize,
-    },
-}
-
-/// States expanded between two readings of the process's memory.
-const MEMORY_POLL: usize = 4096;
 
 /// New states assumed possible between two readings (at most a few dozen successors each), to
 /// tell whether a table is about to double before the next reading.
@@ -78,79 +54,6 @@ fn growth(len: usize, capacity: usize, item: usize) -> u64 {
     }
 }
 
-const ROOT: u32 = u32::MAX;
-
-struct Node {
-    parent: u32,
-    action: Option<Action>,
-}
-
-fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
-    builder.hash_one(s)
-}
-
-/// The set of fingerprints seen: open addressing with linear probing over one flat array, so
-/// that a lookup usually touches one cache line (the search spends most of its time here).
-/// Fingerprint 0 is stored as 1 (it marks an empty slot); a 64-bit fingerprint collision is
-/// already accepted, and this adds a 2^-64 chance more.
-struct Seen {
-    slots: Vec<u64>,
-    len: usize,
-    shift: u32,
-}
-
-impl Seen {
-    fn new() -> Seen {
-        Seen { slots: vec![0; 1 << 16], len: 0, shift: 64 - 16 }
-    }
-
-    /// Add `fp`; whether it was new.
-    fn insert(&mut self, fp: u64) -> bool {
-        let fp = fp.max(1);
-        if (self.len + 1) * 8 > self.slots.len() * 5 {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = (fp >> self.shift) as usize;
-        loop {
-            match self.slots[i] {
-                0 => {
-                    self.slots[i] = fp;
-                    self.len += 1;
-                    return true;
-                }
-                x if x == fp => return false,
-                _ => i = (i + 1) & mask,
-            }
-        }
-    }
-
-    /// The bytes the table allocates when it next doubles, if that may happen within `margin`
-    /// more fingerprints.
-    fn growth(&self, margin: usize) -> u64 {
-        if (self.len + margin) * 8 > self.slots.len() * 5 {
-            (self.slots.len() * 2 * std::mem::size_of::<u64>()) as u64
-        } else {
-            0
-        }
-    }
-
-    /// Read the first slot of each fingerprint (to bring it into the cache).
-    fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
-        fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
-    }
-
-    fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![0; 0]);
-        self.slots = vec![0; old.len() * 2];
-        self.shift -= 1;
-        self.len = 0;
-        for fp in old.into_iter().filter(|x| *x != 0) {
-            self.insert(fp);
-        }
-    }
-}
-
 /// Explore every reachable state of `model` once, checking `properties` and the worst case,
 /// with no budget.
 pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
@@ -159,64 +62,57 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
 
 /// Explore `model` breadth-first, checking `properties` (and the worst case if asked), until
 /// every reachable state is seen, or (without `worst`) every property asked for is violated, or
-/// the budget is reached.
+/// the budget is reached. With a spill folder in the budget, reaching the memory limit moves
+/// the search to disk (`spill.rs`), which finds the same states in the same order.
 pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Options) -> Exploration {
     let started = Instant::now();
     let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
     let mut seen = Seen::new();
     let mut nodes: Vec<Node> = Vec::new();
     let mut queue: VecDeque<(State, u32, u32)> = VecDeque::new();
-    let mut first_bad: Vec<Option<u32>> = vec![None; properties.len()];
-    let (mut worst, mut worst_node) = (0u8, None::<u32>);
-    let (mut generated, mut depth_max) = (0usize, 0usize);
-
+    let mut t = Tally {
+        model,
+        properties,
+        options,
+        first_bad: vec![None; properties.len()],
+        worst: 0,
+        worst_node: None,
+        generated: 0,
+        depth_max: 0,
+        expanded: 0,
+        actions: Vec::new(),
+    };
     for s in model.init_states() {
         seen.insert(fingerprint(&builder, &s));
         nodes.push(Node { parent: ROOT, action: None });
         queue.push_back((s, (nodes.len() - 1) as u32, 0));
-        generated += 1;
+        t.generated += 1;
     }
-    let mut actions = Vec::new();
     let mut successors = Vec::new();
     let mut end = End::Exhaustive;
-    let mut expanded = 0usize;
     while let Some((s, node, depth)) = queue.pop_front() {
         let budget = &options.budget;
         let mut stop = budget.states_reached(nodes.len());
-        if stop.is_none() && expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
+        if stop.is_none() && t.expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
             let about_to_allocate = seen.growth(POLL_MARGIN)
                 + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node>())
                 + growth(queue.len(), queue.capacity(), std::mem::size_of::<(State, u32, u32)>());
             stop = budget.memory_reached(about_to_allocate);
         }
+        if let (Some(Stop::Memory { .. }), Some(_)) = (stop, budget.spill_dir) {
+            queue.push_front((s, node, depth));
+            let (end, parents, figures, states) = crate::spill::go_on(&mut t, seen, nodes, queue, &builder);
+            return finish(t, end, parents, states, Some(figures), started);
+        }
         if let Some(why) = stop {
             end = End::Stopped { why, depth_completed: (depth as usize).saturating_sub(1) };
             break;
         }
-        expanded += 1;
-        depth_max = depth_max.max(depth as usize);
-        for (i, p) in properties.iter().enumerate() {
-            if first_bad[i].is_none() && !p.holds(model, &s) {
-                first_bad[i] = Some(node);
-            }
-        }
-        if !options.worst && !properties.is_empty() && first_bad.iter().all(Option::is_some) {
+        if t.visit(&s, node, depth as usize) {
             end = End::Answered;
             break;
         }
-        let effects = s.worst_effects();
-        if effects > worst {
-            worst = effects;
-            worst_node = Some(node);
-        }
-        actions.clear();
-        model.actions(&s, &mut actions);
-        for a in actions.drain(..) {
-            let Some(next) = model.next_state(&s, a) else { continue };
-            generated += 1;
-            let fp = fingerprint(&builder, &next);
-            successors.push((a, next, fp));
-        }
+        t.successors(&s, &builder, &mut successors);
         // Load every successor's slot before inserting any: the loads are independent, so
         // their cache misses overlap instead of following one another.
         std::hint::black_box(seen.warm(successors.iter().map(|x| x.2)));
@@ -227,11 +123,28 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
             }
         }
     }
-    let stats = Stats { states: nodes.len(), generated, depth: depth_max, seconds: started.elapsed().as_secs_f64() };
-    let path_to = |node: u32| path(model, &nodes, node);
-    let results = properties
+    drop(queue);
+    drop(seen);
+    let states = nodes.len();
+    finish(t, end, Parents::Memory(nodes), states, None, started)
+}
+
+/// The results of a pass that ended with `end` having found `states`, its paths rebuilt from
+/// `parents`.
+fn finish(
+    t: Tally,
+    end: End,
+    parents: Parents,
+    states: usize,
+    spilled: Option<Spilled>,
+    started: Instant,
+) -> Exploration {
+    let stats = Stats { states, generated: t.generated, depth: t.depth_max, seconds: started.elapsed().as_secs_f64() };
+    let path_to = |node: u32| path(t.model, &parents, node);
+    let results = t
+        .properties
         .iter()
-        .zip(&first_bad)
+        .zip(&t.first_bad)
         .map(|(p, bad)| CheckResult {
             property: *p,
             verdict: match (bad, end) {
@@ -245,23 +158,23 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
         .collect();
     let search = match end {
         End::Exhaustive => WorstSearch::Exhaustive,
-        End::Stopped { .. } if options.worst => WorstSearch::Partial,
+        End::Stopped { .. } if t.options.worst => WorstSearch::Partial,
         _ => WorstSearch::NotSearched,
     };
     // A worst case that was not looked for has no trace: the effects seen on the way are only
     // what the properties' search happened to pass.
-    let trace = if search == WorstSearch::NotSearched { None } else { worst_node.map(path_to) };
-    let worst = WorstCase { effects: worst, trace, stats, search };
-    Exploration { results, worst, stats, end }
+    let trace = if search == WorstSearch::NotSearched { None } else { t.worst_node.map(path_to) };
+    let worst = WorstCase { effects: t.worst, trace, stats, search };
+    Exploration { results, worst, stats, end, spilled }
 }
 
 /// Rebuild the path to `node` by replaying its actions from the initial state.
-fn path(model: &McpModel, nodes: &[Node], node: u32) -> Counterexample {
+fn path(model: &McpModel, parents: &Parents, node: u32) -> Counterexample {
     let mut actions = Vec::new();
-    let mut at = node;
-    while let Some(a) = nodes[at as usize].action {
+    let mut at = parents.get(node);
+    while let Some(a) = at.action {
         actions.push(a);
-        at = nodes[at as usize].parent;
+        at = parents.get(at.parent);
     }
     actions.reverse();
     crate::search::counterexample(model, actions)

@@ -18,16 +18,20 @@
 pub mod action;
 pub mod budget;
 pub mod catalogue;
+mod codec;
 pub mod config;
 mod debug;
 pub mod explore;
 pub mod model;
 mod named;
+mod pass;
 pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
+mod seen;
 mod server_steps;
+mod spill;
 pub mod state;
 pub mod text;
 pub mod trace;
@@ -37,7 +41,7 @@ pub use budget::{Budget, Stop};
 pub use config::{
     Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
 };
-pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options};
+pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
 pub use model::McpModel;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};

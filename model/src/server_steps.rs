@@ -3,8 +3,8 @@
 //! (a result, or an input-required result under multi round-trip requests), and loses its
 //! memory in a crash.
 
-use crate::model::McpModel;
 use crate::config::ServerImpl;
+use crate::model::McpModel;
 use crate::profile::KeySemantics;
 use crate::state::{ClientSide, Msg, Phase, ServerSide, State, MAX_CALLS, MAX_IDS};
 

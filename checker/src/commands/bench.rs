@@ -304,7 +304,7 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
         .collect();
     let threads = threads();
     let started = Instant::now();
-    let options = Options { worst: true, budget: Budget { max_states: None, max_memory: default_memory() } };
+    let options = Options { worst: true, budget: Budget { max_memory: default_memory(), ..Budget::default() } };
     let cells = run_cells(configs, PropertyKind::ALL, options, None, threads, &|| {})?;
     let seconds = started.elapsed().as_secs_f64();
     let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
@@ -368,7 +368,7 @@ fn growth(quick: bool) -> Result<Vec<CellRun>> {
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if let Some(json) = &a.one {
         let config: Config = serde_json::from_str(json)?;
-        let budget = Budget { max_states: None, max_memory: a.max_memory };
+        let budget = Budget { max_memory: a.max_memory, ..Budget::default() };
         println!("{}", serde_json::to_string(&measure("", config, budget)?)?);
         return Ok(ExitCode::SUCCESS);
     }

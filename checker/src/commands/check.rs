@@ -9,6 +9,7 @@ use crate::report::text::{check_text, colour};
 use crate::run::{builtins, default_matrix, exit_code, profile_for, run_cells, run_with_progress};
 use anyhow::{anyhow, Result};
 use clap::Args;
+use mcp_once_model::budget::human_bytes;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::Options;
 use std::path::PathBuf;
@@ -46,7 +47,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         return check_trace(path);
     }
     let props = properties(&a.property)?;
-    let budget = a.budget.budget();
+    let budget = a.budget.budget()?;
     if !a.config.any() {
         let profiles = builtins();
         let started = std::time::Instant::now();
@@ -68,6 +69,15 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&CellRecord::of(&cells[0]))?),
         Format::Markdown => print!("{}", check_markdown(&cells[0])),
         Format::Text => print!("{}", check_text(&cells[0], colour())),
+    }
+    if let Ok(Some(s)) = cells[0].outcome.as_ref().map(|c| c.spilled) {
+        eprintln!(
+            "mcp-once: the search reached its memory budget after {} states and went on on disk: {} written in all, at most {} on disk at once, {} merges of the fingerprints into the sorted file (removed)",
+            s.at_states,
+            human_bytes(s.written_bytes),
+            human_bytes(s.peak_bytes),
+            s.merges
+        );
     }
     if let Ok(Some((why, depth))) = cells[0].outcome.as_ref().map(|c| c.stopped()) {
         eprintln!(

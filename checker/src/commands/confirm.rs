@@ -147,7 +147,7 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         "checking",
         configs,
         PropertyKind::ALL,
-        Options { worst: true, budget: a.budget.budget() },
+        Options { worst: true, budget: a.budget.budget()? },
         None,
     )?;
     let mut sdks: Vec<Sdk> = Vec::new();

@@ -30,7 +30,7 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let mut loaded = builtins();
     let pa = profile_for(&a.a, &mut loaded)?;
     let pb = profile_for(&a.b, &mut loaded)?;
-    let options = Options { worst: true, budget: a.budget.budget() };
+    let options = Options { worst: true, budget: a.budget.budget()? };
     let matrix_of = |p: &mcp_once_model::Profile| {
         run_with_progress(&p.name, default_matrix(std::slice::from_ref(p)), PropertyKind::ALL, options, None)
     };

@@ -53,7 +53,7 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
         a.profile.iter().map(|p| profile_for(p, &mut loaded)).collect::<Result<_>>()?
     };
     // Every property and the worst case: the table's last column is the exact worst case.
-    let options = Options { worst: true, budget: a.budget.budget() };
+    let options = Options { worst: true, budget: a.budget.budget()? };
     let all = matrix_cells(&profiles, &a.cancel, &a.handler);
     let whole = all.len();
     let configs = match a.shard {

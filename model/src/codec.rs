@@ -1,0 +1,227 @@
+//! Fixed-size byte encodings of a state and of an action, for the search that spills to disk
+//! (`spill.rs`): a state is written as every one of its fields (not its packed view, which
+//! leaves facts out), so that reading it back gives the very state that was written.
+//!
+//! The view is the same for every state of a run, so it is not written: decoding takes it.
+
+use crate::action::Action;
+use crate::state::{
+    Attempt, Call, ClientSide, Failure, Inbox, Phase, Server, ServerSide, State, View, INBOX_CAP, MAX_ATTEMPTS,
+    MAX_CALLS, MAX_IDS,
+};
+
+/// Bytes of one encoded state.
+pub const STATE_BYTES: usize =
+    MAX_CALLS * 5 + MAX_CALLS * MAX_ATTEMPTS * 5 + 1 + 1 + INBOX_CAP + 2 + 4 * MAX_CALLS + MAX_IDS + 1;
+
+/// Bytes of one encoded action.
+pub const ACTION_BYTES: usize = 3;
+
+/// Write every field of `s` (not its view) into `out`.
+pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
+    let mut at = 0;
+    let mut put = |b: u8| {
+        out[at] = b;
+        at += 1;
+    };
+    for c in &s.calls {
+        for b in [c.phase as u8, c.failure as u8, c.sent, c.step, c.queried as u8] {
+            put(b);
+        }
+    }
+    for t in s.attempts.iter().flatten() {
+        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round] {
+            put(b);
+        }
+    }
+    put(s.next_id);
+    put(s.inbox.len);
+    s.inbox.msgs.iter().for_each(|m| put(*m));
+    put(s.server.up as u8);
+    put(s.server.crashes);
+    for table in [&s.ledger, &s.keys_durable, &s.keys_volatile, &s.keys_running] {
+        table.iter().for_each(|b| put(*b));
+    }
+    s.ids_seen.iter().for_each(|b| put(*b));
+}
+
+/// Read back a state [`encode_state`] wrote, under `view`; `None` if the bytes are not one.
+pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
+    let mut it = bytes.iter().copied();
+    let mut next = || it.next();
+    let mut s = State::initial(view);
+    for c in &mut s.calls {
+        *c = Call {
+            phase: phase(next()?)?,
+            failure: failure(next()?)?,
+            sent: next()?,
+            step: next()?,
+            queried: flag(next()?)?,
+        };
+    }
+    for t in s.attempts.iter_mut().flatten() {
+        *t = Attempt { id: next()?, key: next()?, client: client(next()?)?, server: server(next()?)?, round: next()? };
+    }
+    s.next_id = next()?;
+    let mut inbox = Inbox { len: next()?, msgs: [0; INBOX_CAP] };
+    for m in &mut inbox.msgs {
+        *m = next()?;
+    }
+    s.inbox = inbox;
+    s.server = Server { up: flag(next()?)?, crashes: next()? };
+    for table in [&mut s.ledger, &mut s.keys_durable, &mut s.keys_volatile, &mut s.keys_running] {
+        for b in table.iter_mut() {
+            *b = next()?;
+        }
+    }
+    for b in &mut s.ids_seen {
+        *b = next()?;
+    }
+    Some(s)
+}
+
+fn flag(b: u8) -> Option<bool> {
+    match b {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
+}
+
+/// Every variant of an enum without fields, in a constant, with a `match` that stops the build
+/// when a variant is added and not listed.
+macro_rules! variants {
+    ($name:ident, $ty:ident, [$($v:ident),* $(,)?]) => {
+        fn $name(b: u8) -> Option<$ty> {
+            const ALL: &[$ty] = &[$($ty::$v),*];
+            #[allow(dead_code)]
+            fn every_variant_listed(x: $ty) {
+                match x {
+                    $($ty::$v)|* => {}
+                }
+            }
+            ALL.iter().copied().find(|x| *x as u8 == b)
+        }
+    };
+}
+
+variants!(phase, Phase, [Idle, Waiting, CancelPending, Failed, Succeeded, InputRequired]);
+variants!(failure, Failure, [None, Timeout, Disconnect, ErrorReply, StepError]);
+variants!(client, ClientSide, [Unsent, Waiting, Abandoned, Answered, Broken]);
+variants!(
+    server,
+    ServerSide,
+    [
+        Unseen,
+        Pending,
+        Effected,
+        Committed,
+        RespondedOk,
+        RespondedReplay,
+        RespondedError,
+        Dropped,
+        Lost,
+        Interrupted,
+        RespondedInput
+    ]
+);
+
+/// An action as three bytes: which step, and its two parameters (0 where it has fewer).
+pub fn encode_action(a: Action) -> [u8; ACTION_BYTES] {
+    use Action::*;
+    match a {
+        ClientCall { call } => [0, call, 0],
+        ClientTimeout { call, attempt } => [1, call, attempt],
+        ClientCancel { call, attempt } => [2, call, attempt],
+        ClientReceive { call, attempt } => [3, call, attempt],
+        ClientSeesDisconnect { call, attempt } => [4, call, attempt],
+        ClientQueryOutcome { call } => [5, call, 0],
+        ClientRetry { call, attempt } => [6, call, attempt],
+        StepFails { call } => [7, call, 0],
+        FrameworkRetry { call, attempt } => [8, call, attempt],
+        StreamBreak { call, attempt } => [9, call, attempt],
+        ServerReceive { call, attempt } => [10, call, attempt],
+        ServerReceiveCancel { call, attempt } => [11, call, attempt],
+        ServerCommit { call, attempt } => [12, call, attempt],
+        ServerStoreKey { call, attempt } => [13, call, attempt],
+        ServerRespond { call, attempt } => [14, call, attempt],
+        ServerCrash => [15, 0, 0],
+        ServerRestart => [16, 0, 0],
+        KeyExpires { call, key } => [17, call, key],
+        ClientContinue { call, attempt } => [18, call, attempt],
+    }
+}
+
+/// Read back an action [`encode_action`] wrote; `None` if the bytes are not one.
+pub fn decode_action([tag, call, attempt]: [u8; ACTION_BYTES]) -> Option<Action> {
+    use Action::*;
+    Some(match tag {
+        0 => ClientCall { call },
+        1 => ClientTimeout { call, attempt },
+        2 => ClientCancel { call, attempt },
+        3 => ClientReceive { call, attempt },
+        4 => ClientSeesDisconnect { call, attempt },
+        5 => ClientQueryOutcome { call },
+        6 => ClientRetry { call, attempt },
+        7 => StepFails { call },
+        8 => FrameworkRetry { call, attempt },
+        9 => StreamBreak { call, attempt },
+        10 => ServerReceive { call, attempt },
+        11 => ServerReceiveCancel { call, attempt },
+        12 => ServerCommit { call, attempt },
+        13 => ServerStoreKey { call, attempt },
+        14 => ServerRespond { call, attempt },
+        15 => ServerCrash,
+        16 => ServerRestart,
+        17 => KeyExpires { call, key: attempt },
+        18 => ClientContinue { call, attempt },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Bounds, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport};
+    use crate::model::McpModel;
+    use stateright::Model;
+
+    #[test]
+    fn states_and_actions_read_back_as_written() {
+        let profiles = crate::catalogue::builtin_profiles();
+        let profile = profiles.into_iter().find(|p| p.name == "mcp-2026-07-28").unwrap();
+        let config = Config {
+            profile: profile.name.clone(),
+            transport: Transport::Http,
+            client: ClientPolicy::FrameworkRetry,
+            key: KeyLifetime::None,
+            server: ServerImpl::DedupByIdDurable,
+            cancel: None,
+            // A tool that asks for input: rounds, continuations and input-required answers
+            // are written and read back too.
+            handler: Handler::new(HandlerKind::InputAfterEffect, None),
+            bounds: Bounds { calls: 2, retries: 1, crashes: 1 },
+        };
+        let model = McpModel::new(config, profile).unwrap();
+        let (mut frontier, mut checked, mut continued) = (model.init_states(), 0, false);
+        let mut actions = Vec::new();
+        while let Some(s) = frontier.pop() {
+            if checked > 2000 {
+                break;
+            }
+            let mut bytes = [0u8; STATE_BYTES];
+            encode_state(&s, &mut bytes);
+            let back = decode_state(&bytes, s.view).expect("a state");
+            assert_eq!(format!("{back:?}"), format!("{s:?}"));
+            checked += 1;
+            actions.clear();
+            model.actions(&s, &mut actions);
+            for a in actions.drain(..) {
+                assert_eq!(decode_action(encode_action(a)), Some(a));
+                continued |= matches!(a, Action::ClientContinue { .. });
+                frontier.extend(model.next_state(&s, a));
+            }
+        }
+        assert!(checked > 2000 && continued);
+    }
+}

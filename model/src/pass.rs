@@ -1,0 +1,103 @@
+//! What one breadth-first pass is asked to do, how it ends, and what it has found so far:
+//! shared by the search in memory (`explore.rs`) and its continuation on disk (`spill.rs`).
+
+use crate::action::Action;
+use crate::budget::{Budget, Stop};
+use crate::model::McpModel;
+use crate::property::PropertyKind;
+use crate::state::State;
+use stateright::Model;
+
+/// What one pass is asked to do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Go on after every property asked for is violated, to find the worst case (otherwise the
+    /// pass stops at the last of their shortest counterexamples).
+    pub worst: bool,
+    /// Where to stop at the latest.
+    pub budget: Budget,
+}
+
+/// How a pass ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every reachable state was explored: every verdict and the worst case are exact.
+    Exhaustive,
+    /// Every property asked for was violated and the worst case was not asked for: the pass
+    /// stopped at the last of their shortest counterexamples.
+    Answered,
+    /// The budget was reached: the properties violated so far are decided, the others unknown.
+    Stopped {
+        /// Which limit.
+        why: Stop,
+        /// Every state within this many steps of the initial state was checked.
+        depth_completed: usize,
+    },
+}
+
+/// States expanded between two readings of the process's memory.
+pub(crate) const MEMORY_POLL: usize = 4096;
+
+/// The parent of the initial states.
+pub(crate) const ROOT: u32 = u32::MAX;
+
+/// How a state was reached: its parent's number and the action from there.
+#[derive(Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) parent: u32,
+    pub(crate) action: Option<Action>,
+}
+
+/// A state's fingerprint (fixed seeds, so every run numbers states alike).
+pub(crate) fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
+    builder.hash_one(s)
+}
+
+/// What the pass has found so far, shared by the in-memory loop and the one on disk.
+pub(crate) struct Tally<'a> {
+    pub(crate) model: &'a McpModel,
+    pub(crate) properties: &'a [PropertyKind],
+    pub(crate) options: Options,
+    pub(crate) first_bad: Vec<Option<u32>>,
+    pub(crate) worst: u8,
+    pub(crate) worst_node: Option<u32>,
+    pub(crate) generated: usize,
+    pub(crate) depth_max: usize,
+    pub(crate) expanded: usize,
+    pub(crate) actions: Vec<Action>,
+}
+
+impl Tally<'_> {
+    /// Check state `node` at `depth`: the properties not yet violated and the worst case.
+    /// Whether the pass is answered (every property asked for violated, no worst case asked).
+    pub(crate) fn visit(&mut self, s: &State, node: u32, depth: usize) -> bool {
+        self.expanded += 1;
+        self.depth_max = self.depth_max.max(depth);
+        for (i, p) in self.properties.iter().enumerate() {
+            if self.first_bad[i].is_none() && !p.holds(self.model, s) {
+                self.first_bad[i] = Some(node);
+            }
+        }
+        if !self.options.worst && !self.properties.is_empty() && self.first_bad.iter().all(Option::is_some) {
+            return true;
+        }
+        let effects = s.worst_effects();
+        if effects > self.worst {
+            self.worst = effects;
+            self.worst_node = Some(node);
+        }
+        false
+    }
+
+    /// Every successor of `s`, with the action to it and its fingerprint, into `out`.
+    pub(crate) fn successors(&mut self, s: &State, b: &ahash::RandomState, out: &mut Vec<(Action, State, u64)>) {
+        self.actions.clear();
+        self.model.actions(s, &mut self.actions);
+        for a in self.actions.drain(..) {
+            let Some(next) = self.model.next_state(s, a) else { continue };
+            self.generated += 1;
+            let fp = fingerprint(b, &next);
+            out.push((a, next, fp));
+        }
+    }
+}

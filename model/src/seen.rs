@@ -1,0 +1,82 @@
+//! The set of fingerprints a breadth-first search has seen, kept in memory.
+
+/// The set of fingerprints seen: open addressing with linear probing over one flat array, so
+/// that a lookup usually touches one cache line (the search spends most of its time here).
+/// Fingerprint 0 is stored as 1 (it marks an empty slot); a 64-bit fingerprint collision is
+/// already accepted, and this adds a 2^-64 chance more.
+pub(crate) struct Seen {
+    slots: Vec<u64>,
+    pub(crate) len: usize,
+    shift: u32,
+}
+
+impl Seen {
+    pub(crate) fn new() -> Seen {
+        Seen { slots: vec![0; 1 << 16], len: 0, shift: 64 - 16 }
+    }
+
+    /// Add `fp`; whether it was new.
+    pub(crate) fn insert(&mut self, fp: u64) -> bool {
+        let fp = fp.max(1);
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (fp >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = fp;
+                    self.len += 1;
+                    return true;
+                }
+                x if x == fp => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The bytes the table allocates when it next doubles, if that may happen within `margin`
+    /// more fingerprints.
+    pub(crate) fn growth(&self, margin: usize) -> u64 {
+        if (self.len + margin) * 8 > self.slots.len() * 5 {
+            (self.slots.len() * 2 * std::mem::size_of::<u64>()) as u64
+        } else {
+            0
+        }
+    }
+
+    /// Read the first slot of each fingerprint (to bring it into the cache).
+    pub(crate) fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
+        fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(&mut self.slots, vec![0; 0]);
+        self.slots = vec![0; old.len() * 2];
+        self.shift -= 1;
+        self.len = 0;
+        for fp in old.into_iter().filter(|x| *x != 0) {
+            self.insert(fp);
+        }
+    }
+}
+
+impl Seen {
+    /// Slots in the table (it doubles when 5/8 full).
+    pub(crate) fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the next insertion may double the table.
+    pub(crate) fn full(&self) -> bool {
+        (self.len + 1) * 8 > self.slots.len() * 5
+    }
+
+    /// Every fingerprint in the table (fingerprint 0 as 1), in no order, freeing the table.
+    pub(crate) fn into_fingerprints(self) -> Vec<u64> {
+        let mut all = self.slots;
+        all.retain(|x| *x != 0);
+        all
+    }
+}
