@@ -42,6 +42,7 @@ fn cell(cancel: Cancellation) -> (Config, Profile) {
         key: KeyLifetime::PerCall,
         server: ServerImpl::KeyAfterEffect,
         cancel: Some(cancel),
+        handler: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     (config, profile)
