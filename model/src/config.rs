@@ -98,6 +98,8 @@ pub struct Handler {
     pub rounds: u8,
 }
 
+// `named_enum!` derives no `Default`, so it cannot be derived here.
+#[allow(clippy::derivable_impls)]
 impl Default for HandlerKind {
     fn default() -> Self {
         HandlerKind::EffectOnly
