@@ -2,11 +2,12 @@
 //! sequence diagram and how to reproduce it.
 
 use crate::run::Cell;
+use mcp_once_model::profile::InputRequired;
 use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{Cancellation, Config, McpModel, PropertyKind, Verdict};
+use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, Verdict};
 use std::fmt::Write;
 
 /// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
@@ -185,7 +186,7 @@ pub fn check_markdown(cell: &Cell) -> String {
         };
         let _ = writeln!(out, "| `{}` | {verdict} | {shortest} |", r.property.as_str());
     }
-    if let Some(gap) = not_covered(&c.model.config) {
+    for gap in not_covered(&c.model) {
         let _ = writeln!(out, "\nWhat this verdict does not cover: {gap}");
     }
     for r in &c.results {
@@ -199,18 +200,34 @@ pub fn check_markdown(cell: &Cell) -> String {
     out
 }
 
-/// What a cell's verdict does not cover about cancellation, where its server cannot be
-/// interrupted: a handler stopped by its cancellation between its effect and its key record
-/// (a 2026-07-28 HTTP server MUST treat a closed stream as a cancellation, and an SDK may cancel
-/// the handler's task there). `None` for a cell checked with `--cancel interrupts`.
-pub fn not_covered(cfg: &Config) -> Option<String> {
-    (cfg.cancel() != Cancellation::Interrupts).then(|| {
-        format!(
+/// What a cell's verdict does not cover, one sentence per mechanism the cell leaves out:
+/// - cancellation, where its server cannot be interrupted: a handler stopped by its
+///   cancellation between its effect and its key record (a 2026-07-28 HTTP server MUST treat a
+///   closed stream as a cancellation, and an SDK may cancel the handler's task there);
+/// - multi round-trip requests, where the profile has them and the cell's tool never asks for
+///   input: a handler that runs again on every round.
+pub fn not_covered(m: &McpModel) -> Vec<String> {
+    let cfg = &m.config;
+    let mut gaps = Vec::new();
+    if cfg.cancel() != Cancellation::Interrupts {
+        gaps.push(format!(
             "a server whose handler its cancellation interrupts wherever it is, between the effect and the key \
              record too; this cell's server is {}. `--cancel interrupts` checks that server.",
             cfg.server_pair()
-        )
-    })
+        ));
+    }
+    let rounds = m.profile.knobs.input_required.value != InputRequired::None;
+    if rounds && cfg.handler.kind == HandlerKind::EffectOnly {
+        let keyed = m.profile.knobs.idempotency_key.value != mcp_once_model::profile::KeyPlacement::None;
+        let scope = if keyed { ", outside the idempotency key's scope" } else { "" };
+        gaps.push(format!(
+            "a tool that asks for input (multi round-trip requests): its handler runs again from the start on \
+             every continuation, a new request{scope}; this cell's tool takes its effect and completes in one \
+             request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful) checks \
+             such a tool."
+        ));
+    }
+    gaps
 }
 
 /// What a property means, for a report's title (empty for `worst-case`).

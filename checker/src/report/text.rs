@@ -126,7 +126,7 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
             "({what}: its length was not re-checked by stateright, whose search reached the budget first)"
         );
     }
-    if let Some(gap) = crate::report::markdown::not_covered(&c.model.config) {
+    for gap in crate::report::markdown::not_covered(&c.model) {
         let _ = writeln!(out, "does not cover: {gap}");
     }
     let s = c.stats;
