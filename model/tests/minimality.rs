@@ -253,16 +253,14 @@ fn reductions_change_no_verdict_no_length_and_no_worst_case() {
     assert!(compared > 400, "only {compared} comparisons");
 }
 
-/// The cancellation axis (issue 12): every one-call cell whose `--cancel` overrides its preset
-/// has the verdicts, lengths and worst case of its unreduced model, and its counterexamples are
-/// as short as stateright's; the two-call override cells under 1.5 M unreduced states too (the
-/// interrupted stage, an effect whose record will never be written, is in the view) for the
-/// servers where the override adds something.
-#[test]
-fn cells_with_a_cancellation_override_match_the_unreduced_model() {
+/// Compare each distinct search of `one_call` (no state limit, and its counterexamples against
+/// stateright's) and of `two_call` (up to [`UNREDUCED_TEST_LIMIT`]) with its unreduced model.
+/// Returns the one-call searches compared, the two-call ones, and the two-call ones over the
+/// limit.
+fn compare_axis(one_call: Vec<McpModel>, two_call: Vec<McpModel>) -> (usize, usize, usize) {
     let mut seen = std::collections::HashSet::new();
     let (mut one, mut two, mut over) = (0, 0, 0);
-    for m in override_models(1) {
+    for m in one_call {
         if !seen.insert(m.behaviour_key()) {
             continue;
         }
@@ -273,12 +271,8 @@ fn cells_with_a_cancellation_override_match_the_unreduced_model() {
         }
         one += 1;
     }
-    // Two calls: the servers where an override adds a stage or a table entry to undo (the
-    // record after the effect, the id tables), the others' two-call searches being one-call
-    // stages repeated (about 6 minutes for all of them, against 1 here).
-    let adds = [ServerImpl::KeyAfterEffect, ServerImpl::DedupById, ServerImpl::DedupByIdDurable];
-    for m in override_models(2) {
-        if !adds.contains(&m.config.server) || !seen.insert(m.behaviour_key()) {
+    for m in two_call {
+        if !seen.insert(m.behaviour_key()) {
             continue;
         }
         match matches_unreduced(&m, UNREDUCED_TEST_LIMIT) {
@@ -286,6 +280,22 @@ fn cells_with_a_cancellation_override_match_the_unreduced_model() {
             None => over += 1,
         }
     }
+    (one, two, over)
+}
+
+/// The cancellation axis (issue 12): every one-call cell whose `--cancel` overrides its preset
+/// has the verdicts, lengths and worst case of its unreduced model, and its counterexamples are
+/// as short as stateright's; the two-call override cells under 1.5 M unreduced states too (the
+/// interrupted stage, an effect whose record will never be written, is in the view) for the
+/// servers where the override adds something.
+#[test]
+fn cells_with_a_cancellation_override_match_the_unreduced_model() {
+    // Two calls: the servers where an override adds a stage or a table entry to undo (the
+    // record after the effect, the id tables), the others' two-call searches being one-call
+    // stages repeated (about 6 minutes for all of them, against 1 here).
+    let adds = [ServerImpl::KeyAfterEffect, ServerImpl::DedupById, ServerImpl::DedupByIdDurable];
+    let two_call = override_models(2).into_iter().filter(|m| adds.contains(&m.config.server)).collect();
+    let (one, two, over) = compare_axis(override_models(1), two_call);
     eprintln!("override cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {UNREDUCED_TEST_LIMIT} states)");
     assert!(one >= 300 && two >= 80, "only {one} one-call and {two} two-call searches");
 }
@@ -300,29 +310,9 @@ fn cells_with_input_rounds_match_the_unreduced_model() {
     use HandlerKind::*;
     let cells =
         matrix_with_axes(&builtin_profiles(), &[], &[InputAfterEffect, InputBeforeEffect, InputAfterEffectStateful]);
-    let mut seen = std::collections::HashSet::new();
-    let (mut one, mut two, mut over) = (0, 0, 0);
-    for m in models_of(cells.clone(), 1) {
-        if !seen.insert(m.behaviour_key()) {
-            continue;
-        }
-        matches_unreduced(&m, usize::MAX).expect("no limit");
-        for r in explore(&m, PropertyKind::ALL).results {
-            let stateright = check_property(&m, r.property).counterexample.map(|c| c.len());
-            assert_eq!(r.counterexample.map(|c| c.len()), stateright, "{} under {}", r.property, m.config);
-        }
-        one += 1;
-    }
-    let keyed: Vec<Config> = cells.into_iter().filter(|c| c.profile == "sep-3182" && c.server.uses_keys()).collect();
-    for m in models_of(keyed, 2) {
-        if !seen.insert(m.behaviour_key()) {
-            continue;
-        }
-        match matches_unreduced(&m, UNREDUCED_TEST_LIMIT) {
-            Some(_) => two += 1,
-            None => over += 1,
-        }
-    }
+    let keyed: Vec<Config> =
+        cells.iter().filter(|c| c.profile == "sep-3182" && c.server.uses_keys()).cloned().collect();
+    let (one, two, over) = compare_axis(models_of(cells, 1), models_of(keyed, 2));
     eprintln!("input-round cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {UNREDUCED_TEST_LIMIT} states)");
     assert!(one >= 130 && two >= 15, "only {one} one-call and {two} two-call searches");
 }
