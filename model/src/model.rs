@@ -108,7 +108,18 @@ impl McpModel {
         let c = &self.config;
         // A cell with no override keeps the key it had before the cancellation axis existed.
         let cancel = c.cancel.map(|x| format!("|cancel {x}")).unwrap_or_default();
-        format!("{rules:?}|{}|{}|{}|{}{cancel}|{:?}|{:?}", c.transport, c.client, c.key, c.server, c.bounds, self.view)
+        // Likewise a cell with the default handler; the profile's MRTR knobs are read only by a
+        // handler that asks for input, so they go in with it.
+        let handler = if c.handler == Default::default() {
+            String::new()
+        } else {
+            let k = &self.profile.knobs;
+            format!("|{:?}|{}|{}", c.handler, k.input_required.value, k.idempotency_continuations.value)
+        };
+        format!(
+            "{rules:?}|{}|{}|{}|{}{cancel}{handler}|{:?}|{:?}",
+            c.transport, c.client, c.key, c.server, c.bounds, self.view
+        )
     }
 
     /// The same model with the given view (which facts states are compared on); tests use it

@@ -223,3 +223,23 @@ fn the_effect_only_handler_is_the_model_of_before() {
     let back: Config = serde_json::from_value(serde_json::to_value(&with).unwrap()).unwrap();
     assert_eq!(back, with);
 }
+
+#[test]
+fn cells_that_differ_only_in_their_handler_are_different_searches() {
+    // The matrix and the tests share one search among cells with one behaviour key: a handler
+    // must be part of it, or every handler would get the effect-only verdicts.
+    let base =
+        cell("sep-3182", Transport::Http, ClientPolicy::RetryAny, ServerImpl::KeyDurable, HandlerKind::EffectOnly, 0);
+    let keys: std::collections::HashSet<String> = [
+        HandlerKind::EffectOnly,
+        HandlerKind::InputAfterEffect,
+        HandlerKind::InputBeforeEffect,
+        HandlerKind::InputAfterEffectStateful,
+    ]
+    .into_iter()
+    .map(|kind| model(Config { handler: Handler::new(kind, None), ..base.clone() }).behaviour_key())
+    .collect();
+    assert_eq!(keys.len(), 4);
+    let two = Config { handler: Handler::new(HandlerKind::InputAfterEffect, Some(2)), ..base.clone() };
+    assert!(!keys.contains(&model(two).behaviour_key()));
+}
