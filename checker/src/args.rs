@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
-    Bounds, Budget, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, Profile, PropertyKind,
-    ServerImpl, Transport,
+    Bounds, Budget, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Profile,
+    PropertyKind, ServerImpl, StoreScope, Transport,
 };
 use std::path::PathBuf;
 use std::time::Duration;
@@ -62,6 +62,15 @@ pub struct ConfigArgs {
     /// Input rounds of a handler that asks for input (1 to 2; default 1).
     #[arg(long)]
     pub rounds: Option<u8>,
+    /// Server instances behind a load balancer that sends each request to any running one
+    /// (1 or 2; default 1; 2 needs HTTP and a profile with server_instances = several).
+    #[arg(long)]
+    pub instances: Option<u8>,
+    /// Where several instances keep their store: shared (one store outside the processes;
+    /// the default for durable stores) or per-instance (the default, and the only choice, for
+    /// in-memory stores).
+    #[arg(long, value_parser = parse::<StoreScope>)]
+    pub store: Option<StoreScope>,
     /// Logical calls (1 to 3).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -84,6 +93,8 @@ impl ConfigArgs {
             || self.cancel.is_some()
             || self.handler.is_some()
             || self.rounds.is_some()
+            || self.instances.is_some()
+            || self.store.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -103,6 +114,7 @@ impl ConfigArgs {
             server,
             cancel: self.cancel,
             handler: Handler::new(self.handler.unwrap_or_default(), self.rounds),
+            deployment: Deployment { instances: self.instances.unwrap_or(1), store: self.store },
             bounds: Bounds {
                 calls: self.calls.unwrap_or(1),
                 retries: self.retries.unwrap_or(1),

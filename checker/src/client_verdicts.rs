@@ -67,6 +67,7 @@ pub fn verdicts(client: &ClientProfile, transport: Transport) -> Vec<ClientVerdi
                 server,
                 cancel: None,
                 handler: Default::default(),
+                deployment: Default::default(),
                 bounds: bounds_for(client),
             };
             let flags = config.to_string();

@@ -130,6 +130,19 @@ pub fn matrix_cells(
         .collect()
 }
 
+/// `cells`, each with every number of server instances in `instances` (none: as they are).
+pub fn with_instances(cells: Vec<(Config, Profile)>, instances: &[u8]) -> Vec<(Config, Profile)> {
+    if instances.is_empty() {
+        return cells;
+    }
+    cells
+        .into_iter()
+        .flat_map(|(c, p)| {
+            mcp_once_model::catalogue::with_instances(vec![c], instances).into_iter().map(move |c| (c, p.clone()))
+        })
+        .collect()
+}
+
 /// The exit code for checked cells: 2 when the one cell asked for does not apply or its search
 /// stopped at the budget; otherwise 1 when a property is violated, 0 if not.
 pub fn exit_code(cells: &[Cell]) -> ExitCode {

@@ -43,6 +43,7 @@ fn cell(cancel: Cancellation) -> (Config, Profile) {
         server: ServerImpl::KeyAfterEffect,
         cancel: Some(cancel),
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     (config, profile)
@@ -77,7 +78,7 @@ fn interrupted_trace() -> (TraceFile, Profile) {
         at(Action::ServerReceiveCancel { call: 0, attempt: 0 }) > commit,
         "the cancellation is read after the effect"
     );
-    assert!(!trace.actions.contains(&Action::ServerCrash), "no crash");
+    assert!(!trace.actions.contains(&Action::ServerCrash { instance: 0 }), "no crash");
     (trace, profile)
 }
 

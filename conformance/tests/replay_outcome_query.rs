@@ -28,6 +28,7 @@ fn a_query_answered_unknown_after_a_crash_is_confirmed() {
         server: ServerImpl::KeyVolatile,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
     };
     let model = McpModel::new(config, profile.clone()).unwrap();

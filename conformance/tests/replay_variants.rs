@@ -47,6 +47,7 @@ fn counterexample_under(
         server,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds,
     };
     let model = McpModel::new(config, profile.clone()).unwrap();

@@ -32,6 +32,7 @@ fn scenario_1() -> (TraceFile, Profile) {
         server: ServerImpl::Plain,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     let model = McpModel::new(config, profile.clone()).expect("applicable");

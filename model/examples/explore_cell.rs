@@ -11,6 +11,7 @@ fn main() {
         server: a[4].parse().unwrap(),
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: a[5].parse().unwrap(), retries: a[6].parse().unwrap(), crashes: a[7].parse().unwrap() },
     };
     let m = McpModel::new(config, Profile::load(&a[0]).unwrap()).unwrap();

@@ -37,8 +37,14 @@ pub enum Action {
     FrameworkRetry { call: u8, attempt: u8 },
     /// The HTTP response stream of an attempt breaks (network); the client sees an error.
     StreamBreak { call: u8, attempt: u8 },
-    /// The server reads a request.
-    ServerReceive { call: u8, attempt: u8 },
+    /// The server reads a request: the instance the load balancer sent it to (0 where there
+    /// is one instance; written only when it is not 0).
+    ServerReceive {
+        call: u8,
+        attempt: u8,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        instance: u8,
+    },
     /// The server reads a cancellation.
     ServerReceiveCancel { call: u8, attempt: u8 },
     /// The tool commits its side effect to the durable ledger.
@@ -47,16 +53,26 @@ pub enum Action {
     ServerStoreKey { call: u8, attempt: u8 },
     /// The server writes the success response.
     ServerRespond { call: u8, attempt: u8 },
-    /// The server process is killed (SIGKILL): memory and in-flight requests are lost, the
-    /// ledger is kept.
-    ServerCrash,
-    /// The server process is started again.
-    ServerRestart,
+    /// A server instance's process is killed (SIGKILL): its memory and the requests it holds
+    /// are lost, the ledger is kept.
+    ServerCrash {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        instance: u8,
+    },
+    /// A server instance's process is started again.
+    ServerRestart {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        instance: u8,
+    },
     /// A stored key record of `call` (key generation `key`) leaves the retention window.
     KeyExpires { call: u8, key: u8 },
     /// The client answers an input-required result (MRTR) and sends `tools/call` again, with
     /// `inputResponses` and `requestState`, under a new id, as a new attempt.
     ClientContinue { call: u8, attempt: u8 },
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Who performs an action.
@@ -103,8 +119,8 @@ impl Action {
             Action::ServerCommit { .. } => "ServerCommit",
             Action::ServerStoreKey { .. } => "ServerStoreKey",
             Action::ServerRespond { .. } => "ServerRespond",
-            Action::ServerCrash => "ServerCrash",
-            Action::ServerRestart => "ServerRestart",
+            Action::ServerCrash { .. } => "ServerCrash",
+            Action::ServerRestart { .. } => "ServerRestart",
             Action::KeyExpires { .. } => "KeyExpires",
             Action::ClientContinue { .. } => "ClientContinue",
         }
@@ -129,7 +145,7 @@ impl Action {
             | Action::ServerCommit { .. }
             | Action::ServerStoreKey { .. }
             | Action::ServerRespond { .. } => Actor::Server,
-            Action::ServerCrash | Action::ServerRestart | Action::KeyExpires { .. } => Actor::Environment,
+            Action::ServerCrash { .. } | Action::ServerRestart { .. } | Action::KeyExpires { .. } => Actor::Environment,
         }
     }
 
@@ -152,7 +168,7 @@ impl Action {
             | Action::ClientContinue { call, attempt }
             | Action::FrameworkRetry { call, attempt }
             | Action::StreamBreak { call, attempt }
-            | Action::ServerReceive { call, attempt }
+            | Action::ServerReceive { call, attempt, .. }
             | Action::ServerReceiveCancel { call, attempt }
             | Action::ServerCommit { call, attempt }
             | Action::ServerStoreKey { call, attempt }
@@ -160,17 +176,39 @@ impl Action {
             Action::ClientCall { .. }
             | Action::ClientQueryOutcome { .. }
             | Action::StepFails { .. }
-            | Action::ServerCrash
-            | Action::ServerRestart
+            | Action::ServerCrash { .. }
+            | Action::ServerRestart { .. }
             | Action::KeyExpires { .. } => None,
+        }
+    }
+}
+
+impl Action {
+    /// The server instance the action happens on, where it names one (0 where the run has one
+    /// instance).
+    pub fn instance(&self) -> Option<u8> {
+        match *self {
+            Action::ServerReceive { instance, .. }
+            | Action::ServerCrash { instance }
+            | Action::ServerRestart { instance } => Some(instance),
+            _ => None,
         }
     }
 }
 
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The instance is named only when it is not the first (a run with one instance reads
+        // as it always did).
+        let on = match self.instance() {
+            Some(i) if i > 0 => format!(", instance {i}"),
+            _ => String::new(),
+        };
         if let Some((call, attempt)) = self.attempt() {
-            return write!(f, "{}(call {call}, attempt {attempt})", self.name());
+            return write!(f, "{}(call {call}, attempt {attempt}{on})", self.name());
+        }
+        if let Some(i) = self.instance().filter(|i| *i > 0) {
+            return write!(f, "{}(instance {i})", self.name());
         }
         match *self {
             Action::ClientCall { call } | Action::ClientQueryOutcome { call } | Action::StepFails { call } => {

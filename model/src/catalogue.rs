@@ -3,7 +3,7 @@
 //! matrix (every profile x transport x client policy x server implementation).
 
 use crate::config::{
-    Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
+    Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
 };
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
@@ -170,6 +170,7 @@ impl Scenario {
             server,
             cancel: None,
             handler: Default::default(),
+            deployment: Default::default(),
             bounds,
         }
     }
@@ -301,6 +302,7 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                             server,
                             cancel: None,
                             handler: Default::default(),
+                            deployment: Default::default(),
                             bounds: matrix_bounds(client),
                         });
                     }
@@ -344,6 +346,21 @@ pub fn matrix_with_axes(profiles: &[Profile], cancels: &[Cancellation], handlers
                 }
                 cell
             })
+        })
+        .collect()
+}
+
+/// `cells`, each under every number of server instances in `instances` (in that order; each
+/// cell's store as its preset keeps it). `[]` gives the cells as they are (one instance).
+/// Cells where several instances cannot arise (stdio, 2025-11-25) are kept, as not applicable.
+pub fn with_instances(cells: Vec<Config>, instances: &[u8]) -> Vec<Config> {
+    if instances.is_empty() {
+        return cells;
+    }
+    cells
+        .into_iter()
+        .flat_map(|c| {
+            instances.iter().map(move |n| Config { deployment: Deployment { instances: *n, store: None }, ..c.clone() })
         })
         .collect()
 }

@@ -7,12 +7,20 @@
 use crate::action::Action;
 use crate::state::{
     Attempt, Call, ClientSide, Failure, Inbox, Phase, Server, ServerSide, State, View, INBOX_CAP, MAX_ATTEMPTS,
-    MAX_CALLS, MAX_IDS,
+    MAX_CALLS, MAX_IDS, MAX_INSTANCES,
 };
 
 /// Bytes of one encoded state.
-pub const STATE_BYTES: usize =
-    MAX_CALLS * 5 + MAX_CALLS * MAX_ATTEMPTS * 5 + 1 + 1 + INBOX_CAP + 2 + 4 * MAX_CALLS + MAX_IDS + 1;
+pub const STATE_BYTES: usize = MAX_CALLS * 5
+    + MAX_CALLS * MAX_ATTEMPTS * 6
+    + 1
+    + 1
+    + INBOX_CAP
+    + MAX_INSTANCES
+    + 1
+    + MAX_CALLS
+    + 3 * MAX_INSTANCES * MAX_CALLS
+    + MAX_INSTANCES * (MAX_IDS + 1);
 
 /// Bytes of one encoded action.
 pub const ACTION_BYTES: usize = 3;
@@ -30,19 +38,20 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
         }
     }
     for t in s.attempts.iter().flatten() {
-        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round] {
+        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round, t.instance] {
             put(b);
         }
     }
     put(s.next_id);
     put(s.inbox.len);
     s.inbox.msgs.iter().for_each(|m| put(*m));
-    put(s.server.up as u8);
+    s.server.up.iter().for_each(|u| put(*u as u8));
     put(s.server.crashes);
-    for table in [&s.ledger, &s.keys_durable, &s.keys_volatile, &s.keys_running] {
-        table.iter().for_each(|b| put(*b));
+    s.ledger.iter().for_each(|b| put(*b));
+    for store in [&s.keys_durable, &s.keys_volatile, &s.keys_running] {
+        store.iter().flatten().for_each(|b| put(*b));
     }
-    s.ids_seen.iter().for_each(|b| put(*b));
+    s.ids_seen.iter().flatten().for_each(|b| put(*b));
 }
 
 /// Read back a state [`encode_state`] wrote, under `view`; `None` if the bytes are not one.
@@ -60,7 +69,14 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
         };
     }
     for t in s.attempts.iter_mut().flatten() {
-        *t = Attempt { id: next()?, key: next()?, client: client(next()?)?, server: server(next()?)?, round: next()? };
+        *t = Attempt {
+            id: next()?,
+            key: next()?,
+            client: client(next()?)?,
+            server: server(next()?)?,
+            round: next()?,
+            instance: next()?,
+        };
     }
     s.next_id = next()?;
     let mut inbox = Inbox { len: next()?, msgs: [0; INBOX_CAP] };
@@ -68,13 +84,16 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
         *m = next()?;
     }
     s.inbox = inbox;
-    s.server = Server { up: flag(next()?)?, crashes: next()? };
-    for table in [&mut s.ledger, &mut s.keys_durable, &mut s.keys_volatile, &mut s.keys_running] {
-        for b in table.iter_mut() {
+    s.server = Server { up: [flag(next()?)?, flag(next()?)?], crashes: next()? };
+    for b in &mut s.ledger {
+        *b = next()?;
+    }
+    for store in [&mut s.keys_durable, &mut s.keys_volatile, &mut s.keys_running] {
+        for b in store.iter_mut().flatten() {
             *b = next()?;
         }
     }
-    for b in &mut s.ids_seen {
+    for b in s.ids_seen.iter_mut().flatten() {
         *b = next()?;
     }
     Some(s)
@@ -140,13 +159,13 @@ pub fn encode_action(a: Action) -> [u8; ACTION_BYTES] {
         StepFails { call } => [7, call, 0],
         FrameworkRetry { call, attempt } => [8, call, attempt],
         StreamBreak { call, attempt } => [9, call, attempt],
-        ServerReceive { call, attempt } => [10, call, attempt],
+        ServerReceive { call, attempt, instance } => [10 | instance << 7, call, attempt],
         ServerReceiveCancel { call, attempt } => [11, call, attempt],
         ServerCommit { call, attempt } => [12, call, attempt],
         ServerStoreKey { call, attempt } => [13, call, attempt],
         ServerRespond { call, attempt } => [14, call, attempt],
-        ServerCrash => [15, 0, 0],
-        ServerRestart => [16, 0, 0],
+        ServerCrash { instance } => [15, instance, 0],
+        ServerRestart { instance } => [16, instance, 0],
         KeyExpires { call, key } => [17, call, key],
         ClientContinue { call, attempt } => [18, call, attempt],
     }
@@ -155,6 +174,10 @@ pub fn encode_action(a: Action) -> [u8; ACTION_BYTES] {
 /// Read back an action [`encode_action`] wrote; `None` if the bytes are not one.
 pub fn decode_action([tag, call, attempt]: [u8; ACTION_BYTES]) -> Option<Action> {
     use Action::*;
+    // A request read by the second instance has bit 7 of its tag set.
+    if tag == 10 | 1 << 7 {
+        return Some(ServerReceive { call, attempt, instance: 1 });
+    }
     Some(match tag {
         0 => ClientCall { call },
         1 => ClientTimeout { call, attempt },
@@ -166,13 +189,13 @@ pub fn decode_action([tag, call, attempt]: [u8; ACTION_BYTES]) -> Option<Action>
         7 => StepFails { call },
         8 => FrameworkRetry { call, attempt },
         9 => StreamBreak { call, attempt },
-        10 => ServerReceive { call, attempt },
+        10 => ServerReceive { call, attempt, instance: 0 },
         11 => ServerReceiveCancel { call, attempt },
         12 => ServerCommit { call, attempt },
         13 => ServerStoreKey { call, attempt },
         14 => ServerRespond { call, attempt },
-        15 => ServerCrash,
-        16 => ServerRestart,
+        15 => ServerCrash { instance: call },
+        16 => ServerRestart { instance: call },
         17 => KeyExpires { call, key: attempt },
         18 => ClientContinue { call, attempt },
         _ => return None,
@@ -200,6 +223,7 @@ mod tests {
             // A tool that asks for input: rounds, continuations and input-required answers
             // are written and read back too.
             handler: Handler::new(HandlerKind::InputAfterEffect, None),
+            deployment: Default::default(),
             bounds: Bounds { calls: 2, retries: 1, crashes: 1 },
         };
         let model = McpModel::new(config, profile).unwrap();

@@ -5,7 +5,7 @@
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
 use crate::named::named_enum;
-use crate::profile::{CrashWindow, InputRequired, KeyPlacement, KeySemantics, Profile, Retention};
+use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeySemantics, Profile, Retention};
 use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -151,6 +151,40 @@ impl fmt::Display for Handler {
 }
 
 named_enum!(
+    /// Where the server's instances keep their key records (or id table), with `--instances 2`.
+    StoreScope {
+        /// One store every instance reads and writes (a database outside the processes):
+        /// what SEP-3182 requires of a horizontally scaled server.
+        Shared = "shared",
+        /// Each instance its own store: a record written by one instance is unseen by the
+        /// other (the only place an in-memory store can be).
+        PerInstance = "per-instance",
+    }
+);
+
+/// How the server is deployed: how many instances behind a load balancer that sends each
+/// request to any running instance, and where their store is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Deployment {
+    /// Server instances (1 or 2).
+    pub instances: u8,
+    /// Where the instances keep their store, where it differs from the preset's (`None`: the
+    /// preset's; see [`Config::store`]). Meaningful with two instances only.
+    pub store: Option<StoreScope>,
+}
+
+impl Default for Deployment {
+    fn default() -> Self {
+        Deployment { instances: 1, store: None }
+    }
+}
+
+impl Deployment {
+    /// Largest number of server instances the model takes.
+    pub const MAX_INSTANCES: u8 = 2;
+}
+
+named_enum!(
     /// What the server does about duplicates: a preset of (key store, cancellation handling);
     /// `--cancel` overrides the cancellation handling ([`ServerImpl::preset_cancel`]).
     ServerImpl {
@@ -195,6 +229,18 @@ impl ServerImpl {
             Self::KeyAfterEffect => "key records, durable, written after the effect",
             Self::KeyExpiring => "key records, durable, atomic, expiring",
         }
+    }
+    /// Where this preset keeps its store when it runs as several instances: in the process's
+    /// memory (so per instance) for the in-memory presets, shared for the durable ones.
+    pub fn preset_store(self) -> StoreScope {
+        match self {
+            Self::DedupById | Self::KeyVolatile => StoreScope::PerInstance,
+            _ => StoreScope::Shared,
+        }
+    }
+    /// Whether this preset keeps a store at all (key records or an id table).
+    pub fn has_store(self) -> bool {
+        self.uses_keys() || self.uses_ids()
     }
     /// Whether this implementation keeps idempotency-key records.
     pub fn uses_keys(self) -> bool {
@@ -258,6 +304,8 @@ pub struct Config {
     pub cancel: Option<Cancellation>,
     /// The tool's handler under multi round-trip requests (default: `effect-only`).
     pub handler: Handler,
+    /// Server instances and where their store is (default: one instance).
+    pub deployment: Deployment,
     /// Bounds.
     pub bounds: Bounds,
 }
@@ -274,7 +322,19 @@ struct ConfigFile {
     cancel: Option<Cancellation>,
     #[serde(default, skip_serializing_if = "is_default_handler")]
     handler: Handler,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    instances: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    store: Option<StoreScope>,
     bounds: Bounds,
+}
+
+fn one() -> u8 {
+    1
+}
+
+fn is_one(n: &u8) -> bool {
+    *n == 1
 }
 
 fn is_default_handler(h: &Handler) -> bool {
@@ -284,6 +344,8 @@ fn is_default_handler(h: &Handler) -> bool {
 impl From<Config> for ConfigFile {
     fn from(c: Config) -> Self {
         let cancel = Some(c.cancel());
+        // Like `cancel`, the store in force is written, where there is a choice of store.
+        let store = (c.deployment.instances > 1).then(|| c.store());
         ConfigFile {
             profile: c.profile,
             transport: c.transport,
@@ -292,6 +354,8 @@ impl From<Config> for ConfigFile {
             server: c.server,
             cancel,
             handler: c.handler,
+            instances: c.deployment.instances,
+            store,
             bounds: c.bounds,
         }
     }
@@ -307,6 +371,7 @@ impl From<ConfigFile> for Config {
             server: f.server,
             cancel: f.cancel,
             handler: f.handler,
+            deployment: Deployment { instances: f.instances, store: f.store },
             bounds: f.bounds,
         }
         .normalised()
@@ -317,7 +382,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{} --calls {} --retries {} --crashes {}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{} --calls {} --retries {} --crashes {}",
             self.profile,
             self.transport,
             self.client,
@@ -328,6 +393,7 @@ impl fmt::Display for Config {
                 None => String::new(),
             },
             self.handler,
+            self.deployment_flags(),
             self.bounds.calls,
             self.bounds.retries,
             self.bounds.crashes
@@ -341,10 +407,37 @@ impl Config {
         self.cancel.unwrap_or(self.server.preset_cancel())
     }
 
+    /// Where the instances keep their store: the override, else the server preset's.
+    pub fn store(&self) -> StoreScope {
+        self.deployment.store.unwrap_or(self.server.preset_store())
+    }
+
+    /// Which store instance `instance` reads and writes: the one store when it is shared (or
+    /// there is one instance), else its own.
+    pub fn store_of(&self, instance: u8) -> usize {
+        match self.store() {
+            StoreScope::Shared => 0,
+            StoreScope::PerInstance => instance as usize,
+        }
+    }
+
+    /// The flags that give this cell's deployment (empty for one instance).
+    fn deployment_flags(&self) -> String {
+        let d = self.deployment;
+        match (d.instances, d.store) {
+            (1, None) => String::new(),
+            (n, None) => format!(" --instances {n}"),
+            (n, Some(s)) => format!(" --instances {n} --store {s}"),
+        }
+    }
+
     /// The same configuration with an override equal to the preset's value dropped, so that
-    /// `--server plain --cancel ignores` and `--server plain` are one cell.
+    /// `--server plain --cancel ignores` and `--server plain` are one cell (and likewise for
+    /// `--store`).
     pub fn normalised(mut self) -> Config {
         self.cancel = self.cancel.filter(|c| *c != self.server.preset_cancel());
+        let preset = self.server.preset_store();
+        self.deployment.store = self.deployment.store.filter(|s| *s != preset);
         self
     }
 
@@ -368,6 +461,7 @@ impl Config {
             return Err(format!("--crashes {} is out of range (0 to {MAX_CRASHES})", b.crashes));
         }
         let k = &profile.knobs;
+        self.deployment_applicable(profile)?;
         let h = self.handler;
         if h.kind == HandlerKind::EffectOnly && h.rounds != 0 {
             return Err("--rounds applies to a handler that asks for input (--handler input-...)".into());
@@ -411,6 +505,51 @@ impl Config {
         }
         if self.server == ServerImpl::KeyAfterEffect && k.idempotency_crash_window.value == CrashWindow::Closed {
             return Err(format!("profile {} requires the key record to be atomic with the effect", profile.name));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Whether `--instances` and `--store` make sense here.
+    fn deployment_applicable(&self, profile: &Profile) -> Result<(), String> {
+        let d = self.deployment;
+        if !(1..=Deployment::MAX_INSTANCES).contains(&d.instances) {
+            return Err(format!("--instances {} is out of range (1 to {})", d.instances, Deployment::MAX_INSTANCES));
+        }
+        if d.instances == 1 {
+            return match d.store {
+                Some(_) => Err("--store applies to several server instances (--instances 2)".into()),
+                None => Ok(()),
+            };
+        }
+        if self.transport != Transport::Http {
+            return Err(
+                "--instances 2 needs --transport http: a stdio server is the one process the client started".into()
+            );
+        }
+        if profile.knobs.server_instances.value == Instances::Single {
+            return Err(format!(
+                "profile {} binds a client's requests to one server instance (knob server_instances = single), so --instances {} does not arise",
+                profile.name, d.instances
+            ));
+        }
+        if d.store.is_some() && !self.server.has_store() {
+            return Err(format!("--server {} keeps no store, so --store has nothing to place", self.server));
+        }
+        if self.store() == StoreScope::Shared && self.server.preset_store() == StoreScope::PerInstance {
+            return Err(format!(
+                "--server {} keeps its store in the process's memory, which no other instance sees; --store shared needs a store outside the process",
+                self.server
+            ));
+        }
+        if self.server == ServerImpl::KeyExpiring && self.store() == StoreScope::PerInstance {
+            return Err(
+                "expiring key records in a store per instance are not modelled (which store a record leaves)".into()
+            );
+        }
+        if profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery && self.key != KeyLifetime::None {
+            return Err("an outcome query with several instances is not modelled (which instance answers it)".into());
         }
         Ok(())
     }

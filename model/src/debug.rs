@@ -5,7 +5,7 @@
 //! view's flags, calls not started and attempts not sent are left out: the bounds live in the
 //! model, not in the state, so a call shows once it starts and an attempt once it is sent.
 
-use crate::state::{Call, Failure, Phase, State, MAX_IDS};
+use crate::state::{Call, Failure, Phase, ServerSide, State, MAX_IDS, MAX_INSTANCES};
 use std::fmt;
 
 /// Key `key` (generation + 1) of call `c`, as the trace reports write it (`k0.1`).
@@ -61,28 +61,36 @@ impl State {
             for (a, t) in self.attempts[c].iter().enumerate().take(call.sent as usize) {
                 let key = if t.key == 0 { "no key".to_string() } else { format!("key {}", key_name(c, t.key)) };
                 let round = if t.round == 0 { String::new() } else { format!(", continuation {}", t.round) };
+                let on = if self.view.instances > 1 && t.server != ServerSide::Unseen {
+                    format!(", instance {}", t.instance)
+                } else {
+                    String::new()
+                };
                 out.push(format!(
-                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}",
+                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}{on}",
                     t.id, t.client, t.server
                 ));
             }
-            out.push(format!(
-                "  ledger: {} effect(s); key records: durable {}, volatile {}, running {}",
-                self.ledger[c],
-                key_set(c, self.keys_durable[c]),
-                key_set(c, self.keys_volatile[c]),
-                key_set(c, self.keys_running[c])
-            ));
+            let stores: Vec<String> = (0..self.view.instances.max(1) as usize)
+                .map(|i| {
+                    let whose = if self.view.instances > 1 { format!("store {i} ") } else { String::new() };
+                    format!(
+                        "{whose}key records: durable {}, volatile {}, running {}",
+                        key_set(c, self.keys_durable[i][c]),
+                        key_set(c, self.keys_volatile[i][c]),
+                        key_set(c, self.keys_running[i][c])
+                    )
+                })
+                .collect();
+            out.push(format!("  ledger: {} effect(s); {}", self.ledger[c], stores.join("; ")));
         }
         let crashes = match self.server.crashes {
             1 => "1 crash".to_string(),
             n => format!("{n} crashes"),
         };
-        out.push(format!(
-            "server: {}, {crashes}, next id {}",
-            if self.server.up { "up" } else { "down" },
-            self.next_id
-        ));
+        let up: Vec<&str> =
+            (0..self.view.instances.max(1) as usize).map(|i| if self.server.up[i] { "up" } else { "down" }).collect();
+        out.push(format!("server: {}, {crashes}, next id {}", up.join(" and "), self.next_id));
         let inbox: Vec<String> = self
             .inbox
             .iter()
@@ -92,12 +100,14 @@ impl State {
             })
             .collect();
         out.push(format!("inbox: {}", if inbox.is_empty() { "empty".into() } else { inbox.join(", ") }));
-        let ids: Vec<String> = (1..=MAX_IDS)
-            .filter(|id| self.ids_seen[*id] != 0)
-            .map(|id| {
-                let v = self.ids_seen[id];
+        let ids: Vec<String> = (0..MAX_INSTANCES)
+            .flat_map(|i| (1..=MAX_IDS).map(move |id| (i, id)))
+            .filter(|(i, id)| self.ids_seen[*i][*id] != 0)
+            .map(|(i, id)| {
+                let v = self.ids_seen[i][id];
                 let done = if v & 0x80 != 0 { ", completed" } else { "" };
-                format!("{id} (call {}{done})", (v & 0x7f) - 1)
+                let store = if i > 0 { format!(", store {i}") } else { String::new() };
+                format!("{id} (call {}{done}{store})", (v & 0x7f) - 1)
             })
             .collect();
         if !ids.is_empty() {
@@ -121,17 +131,23 @@ mod tests {
 
     #[test]
     fn a_state_reads_in_the_models_words_without_flags_or_unused_slots() {
-        let mut s = State::initial(View { lean: true, ids_matter: true, ..View::default() });
+        let mut s = State::initial(View { lean: true, ids_matter: true, instances: 1, ..View::default() });
         assert_eq!(format!("{s:?}"), "no call started; server: up, 0 crashes, next id 1; inbox: empty");
         s.calls[0].phase = Phase::Failed;
         s.calls[0].failure = crate::state::Failure::Timeout;
         s.calls[0].sent = 1;
-        s.attempts[0][0] =
-            Attempt { id: 1, key: 1, client: ClientSide::Abandoned, server: ServerSide::Committed, round: 0 };
+        s.attempts[0][0] = Attempt {
+            id: 1,
+            key: 1,
+            client: ClientSide::Abandoned,
+            server: ServerSide::Committed,
+            round: 0,
+            instance: 0,
+        };
         s.ledger[0] = 1;
-        s.keys_durable[0] = 1;
+        s.keys_durable[0][0] = 1;
         s.inbox.push(Msg::cancel(0, 0), true);
-        s.ids_seen[1] = 0x81;
+        s.ids_seen[0][1] = 0x81;
         s.server.crashes = 1;
         let shown = format!("{s:#?}");
         assert_eq!(

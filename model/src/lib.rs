@@ -22,6 +22,7 @@ mod codec;
 pub mod config;
 mod debug;
 pub mod explore;
+mod knob_values;
 pub mod model;
 mod named;
 mod pass;
@@ -39,7 +40,8 @@ pub mod trace;
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use budget::{Budget, Stop};
 pub use config::{
-    Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
+    Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,
+    Transport,
 };
 pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
 pub use model::McpModel;

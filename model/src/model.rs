@@ -82,6 +82,7 @@ impl McpModel {
             ids_reused: rules.retry_id == RetryId::Same,
             lean: true,
             inbox_sorted: http,
+            instances: config.deployment.instances,
             step_matters: config.key == KeyLifetime::PerStep,
             failure_matters: matches!(config.client, ClientPolicy::RetryOnTimeout | ClientPolicy::RetryOnDisconnect),
         };
@@ -160,11 +161,12 @@ impl McpModel {
             ServerSide::Pending => ServerSide::Dropped,
             _ => ServerSide::Interrupted,
         };
+        let st = self.store_of(s, c, a);
         if t.key != 0 {
-            s.keys_running[c] &= !Self::key_bit(t.key);
+            s.keys_running[st][c] &= !Self::key_bit(t.key);
         }
         if t.server == ServerSide::Pending && self.config.server.uses_ids() {
-            s.ids_seen[t.id as usize] = 0;
+            s.ids_seen[st][t.id as usize] = 0;
         }
     }
 
@@ -203,13 +205,15 @@ impl McpModel {
 
     /// The JSON-RPC id a new attempt gets: the lowest id its profile allows, which is what an
     /// SDK's counter does and what makes an id collision as likely as the rules permit. An MRTR
-    /// continuation also avoids the ids of its call's earlier requests ("The JSON-RPC `id`
-    /// **MUST** be different between the initial request and the retry", mrtr.mdx).
-    fn next_id(&self, s: &State, c: usize, a: usize, continuation: bool) -> u8 {
+    /// continuation, and a retry of one (it carries the same input), also avoids the ids of its
+    /// call's earlier requests ("The JSON-RPC `id` **MUST** be different between the initial
+    /// request and the retry", mrtr.mdx).
+    fn next_id(&self, s: &State, c: usize, a: usize, round: u8, continuation: bool) -> u8 {
         if self.rules.retry_id == RetryId::Same && a > 0 && !continuation {
             return s.attempts[c][a - 1].id;
         }
-        let earlier = |id: u8| continuation && s.attempts[c][..a].iter().any(|t| t.id == id);
+        let avoid = round > 0;
+        let earlier = |id: u8| avoid && s.attempts[c][..a].iter().any(|t| t.id == id);
         match self.rules.id_scope {
             IdScope::Session => (s.next_id..=MAX_IDS as u8).find(|id| !earlier(*id)).expect("ids exhausted"),
             IdScope::Outstanding => {
@@ -226,17 +230,18 @@ impl McpModel {
 
     fn send_attempt(&self, s: &mut State, c: usize, step: u8, round: u8, continuation: bool) {
         let a = s.calls[c].sent as usize;
-        let id = self.next_id(s, c, a, continuation);
+        let id = self.next_id(s, c, a, round, continuation);
         if self.rules.id_scope == IdScope::Session && id >= s.next_id {
             s.next_id = id + 1;
         }
-        let up = s.server.up;
+        let up = s.server.any_up();
         s.attempts[c][a] = Attempt {
             id,
             key: self.key_of(a, step, round),
             round,
             client: ClientSide::Waiting,
             server: if up { ServerSide::Unseen } else { ServerSide::Lost },
+            instance: 0,
         };
         if up {
             s.inbox.push(Msg::request(c, a), self.rules.ordered);
@@ -265,7 +270,9 @@ impl Model for McpModel {
     type Action = Action;
 
     fn init_states(&self) -> Vec<State> {
-        vec![State::initial(self.view)]
+        let mut s = State::initial(self.view);
+        s.server.up = std::array::from_fn(|i| i < self.config.deployment.instances as usize);
+        vec![s]
     }
 
     fn actions(&self, s: &State, out: &mut Vec<Action>) {
@@ -309,7 +316,7 @@ impl Model for McpModel {
                             // Over stdio the query is written behind whatever the client wrote
                             // before it, and the server reads those first: it is answered only
                             // once nothing is left unread in the pipe.
-                            if s.server.up && (!self.rules.ordered || s.inbox.iter().next().is_none()) {
+                            if s.server.up[0] && (!self.rules.ordered || s.inbox.iter().next().is_none()) {
                                 out.push(Action::ClientQueryOutcome { call: c8 });
                             }
                         } else {
@@ -325,21 +332,33 @@ impl Model for McpModel {
                 Phase::InputRequired => out.push(Action::ClientContinue { call: c8, attempt: call.sent }),
             }
         }
-        if s.server.up {
-            for m in s.inbox.iter() {
-                if self.readable(s, m).is_some() {
-                    let (call, attempt) = (m.call() as u8, m.attempt() as u8);
-                    out.push(if m.is_cancel() {
-                        Action::ServerReceiveCancel { call, attempt }
-                    } else {
-                        Action::ServerReceive { call, attempt }
-                    });
+        let instances = cfg.deployment.instances;
+        for m in s.inbox.iter() {
+            if self.readable(s, m).is_none() {
+                continue;
+            }
+            let (call, attempt) = (m.call() as u8, m.attempt() as u8);
+            if m.is_cancel() {
+                // A cancellation goes to the instance that holds its request (on 2026-07-28 HTTP
+                // it is the close of that request's own stream).
+                if s.server.up[s.attempts[m.call()][m.attempt()].instance as usize] {
+                    out.push(Action::ServerReceiveCancel { call, attempt });
+                }
+            } else {
+                // The load balancer sends a request to any instance that runs.
+                for instance in (0..instances).filter(|i| s.server.up[*i as usize]) {
+                    out.push(Action::ServerReceive { call, attempt, instance });
                 }
             }
+        }
+        if s.server.any_up() {
             for c in 0..cfg.bounds.calls as usize {
                 for a in 0..s.calls[c].sent as usize {
                     let (call, attempt) = (c as u8, a as u8);
                     let t = s.attempts[c][a];
+                    if t.server.in_flight() && !s.server.up[t.instance as usize] {
+                        continue;
+                    }
                     match t.server {
                         ServerSide::Pending if cfg.handler.effect_in(t.round) => {
                             out.push(Action::ServerCommit { call, attempt })
@@ -353,16 +372,18 @@ impl Model for McpModel {
                     }
                 }
             }
-            if s.server.crashes < cfg.bounds.crashes {
-                out.push(Action::ServerCrash);
+        }
+        for instance in 0..instances {
+            if !s.server.up[instance as usize] {
+                out.push(Action::ServerRestart { instance });
+            } else if s.server.crashes < cfg.bounds.crashes {
+                out.push(Action::ServerCrash { instance });
             }
-        } else {
-            out.push(Action::ServerRestart);
         }
         if cfg.server == ServerImpl::KeyExpiring {
             for c in 0..cfg.bounds.calls as usize {
                 for key in 1..=MAX_ATTEMPTS as u8 {
-                    if s.keys_durable[c] & Self::key_bit(key) != 0 {
+                    if s.keys_durable[0][c] & Self::key_bit(key) != 0 {
                         out.push(Action::KeyExpires { call: c as u8, key });
                     }
                 }
@@ -386,7 +407,7 @@ impl Model for McpModel {
             }
             Action::ClientCancel { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                if s.server.up && self.cancel_can_stop(s.attempts[c][a].server) {
+                if s.server.any_up() && self.cancel_can_stop(s.attempts[c][a].server) {
                     s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
                 }
                 Self::fail(&mut s, c, Failure::Timeout);
@@ -419,10 +440,10 @@ impl Model for McpModel {
                 let c = call as usize;
                 let a = s.latest(c)?;
                 let key = s.attempts[c][a].key;
-                if key != 0 && self.key_completed(&s, c, key) {
+                if key != 0 && self.key_completed(&s, 0, c, key) {
                     s.calls[c].phase = self.after_result(s.attempts[c][a].round);
                     s.calls[c].failure = Failure::None;
-                } else if key != 0 && s.keys_running[c] & Self::key_bit(key) != 0 {
+                } else if key != 0 && s.keys_running[0][c] & Self::key_bit(key) != 0 {
                     return None; // "in progress": the client asks again later
                 } else {
                     s.calls[c].queried = true;
@@ -446,11 +467,11 @@ impl Model for McpModel {
                 let step = s.calls[c].step + 1;
                 self.send_attempt(&mut s, c, step, 0, false);
             }
-            Action::ServerReceive { call, attempt } => {
+            Action::ServerReceive { call, attempt, instance } => {
                 let (c, a) = idx(call, attempt);
                 let index = self.readable(&s, Msg::request(c, a))?;
                 s.inbox.remove(index);
-                self.receive_request(&mut s, c, a);
+                self.receive_request(&mut s, c, a, instance);
             }
             Action::ServerReceiveCancel { call, attempt } => {
                 let (c, a) = idx(call, attempt);
@@ -465,7 +486,8 @@ impl Model for McpModel {
             Action::ServerStoreKey { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 let key = s.attempts[c][a].key;
-                self.store_key(&mut s, c, key);
+                let st = self.store_of(&s, c, a);
+                self.store_key(&mut s, st, c, key);
                 s.attempts[c][a].server = ServerSide::Committed;
             }
             Action::ServerRespond { call, attempt } => {
@@ -476,13 +498,16 @@ impl Model for McpModel {
                     s.attempts[c][a].server = self.answer(s.attempts[c][a].round);
                 }
             }
-            Action::ServerCrash => self.crash(&mut s),
-            Action::ServerRestart => {
-                s.server.up = true;
-                s.next_id = 1;
+            Action::ServerCrash { instance } => self.crash(&mut s, instance),
+            Action::ServerRestart { instance } => {
+                // The client starts again (a new session) only when the whole server was down.
+                if !s.server.any_up() {
+                    s.next_id = 1;
+                }
+                s.server.up[instance as usize] = true;
             }
             Action::KeyExpires { call, key } => {
-                s.keys_durable[call as usize] &= !Self::key_bit(key);
+                s.keys_durable[0][call as usize] &= !Self::key_bit(key);
             }
         }
         Some(s)

@@ -10,6 +10,7 @@
 //! (a malformed file, an unknown knob or value, a missing citation, a knob that contradicts
 //! another).
 
+pub use crate::knob_values::*;
 use crate::named::named_enum;
 use crate::text::one_line;
 use serde::{Deserialize, Serialize};
@@ -88,164 +89,6 @@ pub struct Knob<T> {
     pub set_by: String,
 }
 
-named_enum!(
-    /// Among which requests a JSON-RPC request id must be unique.
-    IdScope {
-        /// Unique within a session; a new session (a restarted stdio process) starts over.
-        Session = "session",
-        /// Unique among the sender's outstanding requests; reusable once answered.
-        Outstanding = "outstanding",
-    }
-);
-named_enum!(
-    /// Which JSON-RPC id a retry of a lost request carries.
-    RetryId {
-        /// A new id (the same id is forbidden while the first is outstanding).
-        New = "new",
-        /// The id of the attempt it retries.
-        Same = "same",
-    }
-);
-named_enum!(
-    /// What the text says about re-issuing a request whose outcome was lost.
-    Reissue {
-        /// Nothing is said; a client may retry on its own judgement.
-        Unspecified = "unspecified",
-        /// The client may retry against a fresh process or connection.
-        MayRetry = "may-retry",
-        /// The client must re-issue it as a new request with a new id.
-        MustReissue = "must-reissue",
-    }
-);
-named_enum!(
-    /// How a client cancels a request on stdio.
-    StdioCancel {
-        /// A `notifications/cancelled` message on the same pipe.
-        Notification = "notification",
-        /// No cancellation exists.
-        None = "none",
-    }
-);
-named_enum!(
-    /// How a client cancels a request on Streamable HTTP.
-    HttpCancel {
-        /// An explicit `notifications/cancelled` message, sent in its own POST.
-        Notification = "notification",
-        /// Closing the request's SSE response stream.
-        CloseStream = "close-stream",
-    }
-);
-named_enum!(
-    /// Whether a broken SSE response stream can be resumed to receive the response.
-    Resumability {
-        /// Servers may offer it; the model takes a server that does not.
-        Optional = "optional",
-        /// Not part of the protocol.
-        None = "none",
-        /// Every server resumes streams while its process lives.
-        Required = "required",
-    }
-);
-named_enum!(
-    /// What the text says about restarting a stdio server that exited unexpectedly.
-    RestartGuidance {
-        /// Nothing is said (the user or a supervisor restarts it).
-        Unspecified = "unspecified",
-        /// The client should restart it; in-flight requests are lost.
-        ClientShouldRestart = "client-should-restart",
-    }
-);
-named_enum!(
-    /// Where an idempotency key travels in `tools/call`.
-    KeyPlacement {
-        /// The protocol defines no key.
-        None = "none",
-        /// `params.idempotencyKey`.
-        Params = "params",
-        /// A `_meta` entry.
-        Meta = "meta",
-        /// A tool argument.
-        Argument = "argument",
-    }
-);
-named_enum!(
-    /// What a server does with the key.
-    KeySemantics {
-        /// Nothing: there is no key.
-        None = "none",
-        /// A repeated key is deduplicated: the stored result is replayed, nothing runs again.
-        Dedup = "dedup",
-        /// The key names an operation whose outcome the client can ask for before it retries;
-        /// the server does not deduplicate executions.
-        StatusQuery = "status-query",
-    }
-);
-named_enum!(
-    /// What a server does with a duplicate that arrives while the original still executes.
-    InProgress {
-        /// Reject it at once with an error; the client may retry later.
-        Reject = "reject",
-        /// Not defined (no key semantics).
-        None = "none",
-    }
-);
-named_enum!(
-    /// What a server does when a key comes back with other arguments.
-    Conflict {
-        /// Reject it; run nothing; do not return the stored result.
-        Reject = "reject",
-        /// Not defined (no key semantics).
-        None = "none",
-    }
-);
-named_enum!(
-    /// How long a server keeps what it needs to answer a repeated key.
-    Retention {
-        /// A bounded window; a key presented after it may be treated as new.
-        Bounded = "bounded",
-        /// Forever.
-        Unbounded = "unbounded",
-        /// Not defined (no key semantics).
-        None = "none",
-    }
-);
-named_enum!(
-    /// Whether the text allows a server to record the key after the effect (so that a crash
-    /// between the two loses the record).
-    CrashWindow {
-        /// Allowed: the ordering is unspecified and the duplicate after such a crash is admitted.
-        Admitted = "admitted",
-        /// Not allowed: the record must be atomic with the effect.
-        Closed = "closed",
-        /// Not defined (no key semantics).
-        None = "none",
-    }
-);
-
-named_enum!(
-    /// Whether a request can be answered with an input-required result (multi round-trip
-    /// requests), and how the client then sends it again.
-    InputRequired {
-        /// No input-required result: a tool that needs input asks within the same call, by a
-        /// server-initiated request (not modelled).
-        None = "none",
-        /// The client sends the request again as a new request with a new id, carrying
-        /// `inputResponses` and `requestState`; the handler runs from the start.
-        RetryNewId = "retry-new-id",
-    }
-);
-named_enum!(
-    /// Whether an MRTR continuation (a request carrying `inputResponses`/`requestState`) is
-    /// inside the idempotency key's scope.
-    Continuations {
-        /// Not defined (no key, no input-required results, or a proposal silent on them): a
-        /// continuation is taken as carrying no key, as under `excluded`.
-        None = "none",
-        /// Outside the key's scope: a continuation carries no key, and nothing deduplicates it.
-        Excluded = "excluded",
-    }
-);
-
 /// Every knob the model reads, each with its citation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Knobs {
@@ -283,6 +126,10 @@ pub struct Knobs {
     pub input_required: Knob<InputRequired>,
     /// Whether MRTR continuations are inside the key's scope.
     pub idempotency_continuations: Knob<Continuations>,
+    /// Whether a client's requests may reach several server instances.
+    pub server_instances: Knob<Instances>,
+    /// Where several instances must keep their key records.
+    pub idempotency_store: Knob<IdempotencyStore>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -463,6 +310,8 @@ raw_knobs!(
     idempotency_crash_window => IdempotencyCrashWindow: CrashWindow,
     input_required => InputRequired: InputRequired = InputRequired::None,
     idempotency_continuations => IdempotencyContinuations: Continuations = Continuations::None,
+    server_instances => ServerInstances: Instances = Instances::Single,
+    idempotency_store => IdempotencyStore: IdempotencyStore = IdempotencyStore::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -588,6 +437,9 @@ impl Profile {
                 KnobId::IdempotencyContinuations,
                 "`idempotency_continuations` needs both a key and input-required results (`input_required`)".into(),
             ));
+        }
+        if k.idempotency_store.value != IdempotencyStore::None && !has_key {
+            return Err((KnobId::IdempotencyStore, "`idempotency_store` needs a key (`idempotency_key`)".into()));
         }
         Ok(())
     }

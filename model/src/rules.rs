@@ -11,6 +11,23 @@ use crate::state::{ServerSide, State};
 /// The knobs whose values allow `action` under this model's configuration, taking the model
 /// to `after`.
 pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
+    let mut knobs = step_knobs(model, after, action);
+    // With several instances, which instance reads a request is the load balancer's choice,
+    // which the profile allows; where each has its own store, the profile's store rule (a MUST
+    // of SEP-3182) is what that server breaks.
+    let cfg = &model.config;
+    if cfg.deployment.instances > 1 && matches!(action, Action::ServerReceive { .. }) {
+        knobs.push(KnobId::ServerInstances);
+        let own_store = cfg.store() == crate::config::StoreScope::PerInstance && cfg.server.has_store();
+        if own_store && model.profile.knobs.idempotency_store.value != crate::profile::IdempotencyStore::None {
+            knobs.push(KnobId::IdempotencyStore);
+        }
+    }
+    knobs
+}
+
+/// The knobs behind `action` on one instance.
+fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
     use KnobId as K;
     let http = model.config.transport == Transport::Http;
     let server = model.config.server;
@@ -27,7 +44,7 @@ pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId
         Action::StepFails { .. } => vec![],
         Action::FrameworkRetry { .. } => vec![K::ReissueLostRequest, K::RequestIdScope],
         Action::StreamBreak { .. } => vec![K::SseResumability, K::HttpDisconnectIsCancel],
-        Action::ServerReceive { call, attempt } if after.attempts[*call as usize][*attempt as usize].round > 0 => {
+        Action::ServerReceive { call, attempt, .. } if after.attempts[*call as usize][*attempt as usize].round > 0 => {
             if server.uses_keys() && scoped {
                 vec![K::InputRequired, K::IdempotencyContinuations]
             } else {
@@ -50,8 +67,8 @@ pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId
         Action::ServerCommit { .. } => vec![],
         Action::ServerStoreKey { .. } => vec![K::IdempotencyCrashWindow],
         Action::ServerRespond { .. } => vec![],
-        Action::ServerCrash => vec![],
-        Action::ServerRestart => vec![K::StdioRestart],
+        Action::ServerCrash { .. } => vec![],
+        Action::ServerRestart { .. } => vec![K::StdioRestart],
         Action::KeyExpires { .. } => vec![K::IdempotencyRetention],
         Action::ClientContinue { .. } if model.config.key != crate::config::KeyLifetime::None && scoped => {
             vec![K::InputRequired, K::IdempotencyContinuations]
@@ -129,13 +146,19 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
         Action::StreamBreak { call, attempt } => {
             format!("the HTTP response stream of id {} breaks; the client sees a transport error", id(call, attempt))
         }
-        Action::ServerReceive { call, attempt } => {
+        Action::ServerReceive { call, attempt, instance } => {
             let what = match after.attempts[call as usize][attempt as usize].server {
                 ServerSide::RespondedReplay => "recognises a duplicate and replays the stored result",
                 ServerSide::RespondedError => "rejects it: a request with this key (or id) is in progress",
+                _ if model.config.deployment.instances > 1
+                    && model.config.store() == crate::config::StoreScope::PerInstance
+                    && model.config.server.has_store() =>
+                {
+                    "starts the tool (its own store has no record of the call)"
+                }
                 _ => "starts the tool",
             };
-            format!("server reads tools/call id {} and {what}", id(call, attempt))
+            format!("{} reads tools/call id {} and {what}", server_name(model, instance), id(call, attempt))
         }
         Action::ServerReceiveCancel { call, attempt } => {
             let (was, now) = (
@@ -182,10 +205,17 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
                 _ => format!("server writes the result of id {}", id(call, attempt)),
             }
         }
-        Action::ServerCrash => {
+        Action::ServerCrash { instance } if model.config.deployment.instances > 1 => format!(
+            "{}'s process is killed (SIGKILL): its memory and the requests it holds are lost, the ledger is kept",
+            server_name(model, instance)
+        ),
+        Action::ServerCrash { .. } => {
             "server process is killed (SIGKILL): memory and unread requests are lost, the ledger is kept".into()
         }
-        Action::ServerRestart => match model.profile.knobs.request_id_scope.value {
+        Action::ServerRestart { instance } if model.config.deployment.instances > 1 => {
+            format!("{}'s process is started again", server_name(model, instance))
+        }
+        Action::ServerRestart { .. } => match model.profile.knobs.request_id_scope.value {
             crate::profile::IdScope::Session => {
                 "server process is started again (a new session: request ids start over)".into()
             }
@@ -206,6 +236,15 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
                 id(call, attempt)
             )
         }
+    }
+}
+
+/// "server", or "server instance N" where the run has several.
+fn server_name(model: &McpModel, instance: u8) -> String {
+    if model.config.deployment.instances > 1 {
+        format!("server instance {instance}")
+    } else {
+        "server".into()
     }
 }
 

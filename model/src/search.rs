@@ -233,7 +233,7 @@ pub fn shortest_after_crash(model: &McpModel, property: PropertyKind) -> Option<
                 continue;
             }
             let Some(next) = model.next_state(&s, a) else { continue };
-            let now_crashed = crashed || a == Action::ServerCrash;
+            let now_crashed = crashed || matches!(a, Action::ServerCrash { .. });
             if seen.insert((next.clone(), now_crashed), ()).is_some() {
                 continue;
             }

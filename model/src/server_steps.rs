@@ -13,25 +13,30 @@ impl McpModel {
         1 << (key - 1)
     }
 
-    /// Whether the server holds a completed record for this key.
-    pub(crate) fn key_completed(&self, s: &State, c: usize, key: u8) -> bool {
+    /// The store the instance holding attempt `(c, a)` reads and writes.
+    pub(crate) fn store_of(&self, s: &State, c: usize, a: usize) -> usize {
+        self.config.store_of(s.attempts[c][a].instance)
+    }
+
+    /// Whether store `store` holds a completed record for this key.
+    pub(crate) fn key_completed(&self, s: &State, store: usize, c: usize, key: u8) -> bool {
         let bit = Self::key_bit(key);
         match self.config.server {
-            ServerImpl::KeyVolatile => s.keys_volatile[c] & bit != 0,
+            ServerImpl::KeyVolatile => s.keys_volatile[store][c] & bit != 0,
             ServerImpl::KeyDurable | ServerImpl::KeyAfterEffect | ServerImpl::KeyExpiring => {
-                s.keys_durable[c] & bit != 0
+                s.keys_durable[store][c] & bit != 0
             }
             _ => false,
         }
     }
 
-    pub(crate) fn store_key(&self, s: &mut State, c: usize, key: u8) {
+    pub(crate) fn store_key(&self, s: &mut State, store: usize, c: usize, key: u8) {
         let bit = Self::key_bit(key);
-        s.keys_running[c] &= !bit;
+        s.keys_running[store][c] &= !bit;
         if self.config.server == ServerImpl::KeyVolatile {
-            s.keys_volatile[c] |= bit;
+            s.keys_volatile[store][c] |= bit;
         } else {
-            s.keys_durable[c] |= bit;
+            s.keys_durable[store][c] |= bit;
         }
     }
 
@@ -48,13 +53,16 @@ impl McpModel {
         Some(index)
     }
 
-    pub(crate) fn receive_request(&self, s: &mut State, c: usize, a: usize) {
+    /// Instance `instance` reads the request of `(c, a)` and looks it up in its store.
+    pub(crate) fn receive_request(&self, s: &mut State, c: usize, a: usize, instance: u8) {
+        s.attempts[c][a].instance = instance;
         let t = s.attempts[c][a];
+        let st = self.store_of(s, c, a);
         let server = self.config.server;
         let outcome = if server.uses_ids() {
-            let seen = s.ids_seen[t.id as usize];
+            let seen = s.ids_seen[st][t.id as usize];
             if seen == 0 {
-                s.ids_seen[t.id as usize] = c as u8 + 1;
+                s.ids_seen[st][t.id as usize] = c as u8 + 1;
                 ServerSide::Pending
             } else if seen & 0x80 != 0 {
                 ServerSide::RespondedReplay
@@ -64,10 +72,10 @@ impl McpModel {
         } else if server.uses_keys() && t.key != 0 {
             let bit = Self::key_bit(t.key);
             match self.rules.semantics {
-                KeySemantics::Dedup if self.key_completed(s, c, t.key) => ServerSide::RespondedReplay,
-                KeySemantics::Dedup if s.keys_running[c] & bit != 0 => ServerSide::RespondedError,
+                KeySemantics::Dedup if self.key_completed(s, st, c, t.key) => ServerSide::RespondedReplay,
+                KeySemantics::Dedup if s.keys_running[st][c] & bit != 0 => ServerSide::RespondedError,
                 _ => {
-                    s.keys_running[c] |= bit;
+                    s.keys_running[st][c] |= bit;
                     ServerSide::Pending
                 }
             }
@@ -82,11 +90,12 @@ impl McpModel {
     /// the request: its key record (or id-table entry) is stored with the answer.
     pub(crate) fn respond_without_effect(&self, s: &mut State, c: usize, a: usize) {
         let t = s.attempts[c][a];
+        let st = self.store_of(s, c, a);
         let server = self.config.server;
         if server.uses_ids() {
-            s.ids_seen[t.id as usize] |= 0x80;
+            s.ids_seen[st][t.id as usize] |= 0x80;
         } else if server.uses_keys() && t.key != 0 {
-            self.store_key(s, c, t.key);
+            self.store_key(s, st, c, t.key);
         }
         s.attempts[c][a].server = self.answer(t.round);
     }
@@ -113,34 +122,63 @@ impl McpModel {
     pub(crate) fn commit(&self, s: &mut State, c: usize, a: usize) {
         s.ledger[c] = s.ledger[c].saturating_add(1);
         let t = s.attempts[c][a];
+        let st = self.store_of(s, c, a);
         let server = self.config.server;
         let mut next = ServerSide::Committed;
         if server.uses_ids() {
-            s.ids_seen[t.id as usize] |= 0x80;
+            s.ids_seen[st][t.id as usize] |= 0x80;
         } else if server.uses_keys() && t.key != 0 {
             if server == ServerImpl::KeyAfterEffect {
                 next = ServerSide::Effected;
             } else {
-                self.store_key(s, c, t.key);
+                self.store_key(s, st, c, t.key);
             }
         }
         s.attempts[c][a].server = next;
     }
 
-    pub(crate) fn crash(&self, s: &mut State) {
-        s.server.up = false;
+    /// Instance `instance` is killed: the requests it holds are lost, and with them the keys
+    /// they were running (in a shared store too: the in-progress mark ends with the process
+    /// that runs the request); its own memory is lost. When no instance is left running,
+    /// the requests in transit are lost too (nowhere to send them).
+    pub(crate) fn crash(&self, s: &mut State, instance: u8) {
+        let i = instance as usize;
+        s.server.up[i] = false;
         s.server.crashes += 1;
-        for t in s.attempts.iter_mut().flatten() {
-            let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
-            if in_transit || t.server.in_flight() {
-                t.server = ServerSide::Lost;
+        let none_left = !s.server.any_up();
+        let own = self.config.store_of(instance);
+        for c in 0..MAX_CALLS {
+            for a in 0..s.calls[c].sent as usize {
+                let t = s.attempts[c][a];
+                let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
+                let held = t.server.in_flight() && t.instance == instance;
+                if held && t.key != 0 {
+                    s.keys_running[own][c] &= !Self::key_bit(t.key);
+                }
+                if held || (in_transit && none_left) {
+                    s.attempts[c][a].server = ServerSide::Lost;
+                }
             }
         }
-        s.inbox.clear();
-        s.keys_running = [0; MAX_CALLS];
-        s.keys_volatile = [0; MAX_CALLS];
+        if none_left {
+            s.inbox.clear();
+        } else {
+            // Cancellations of the requests it held have nowhere to go.
+            let orphan = |s: &State| {
+                s.inbox
+                    .iter()
+                    .position(|m| m.is_cancel() && s.attempts[m.call()][m.attempt()].server == ServerSide::Lost)
+            };
+            while let Some(at) = orphan(s) {
+                s.inbox.remove(at);
+            }
+        }
+        if self.config.store() == crate::config::StoreScope::PerInstance || none_left {
+            s.keys_running[own] = [0; MAX_CALLS];
+        }
+        s.keys_volatile[own] = [0; MAX_CALLS];
         if self.config.server != ServerImpl::DedupByIdDurable {
-            s.ids_seen = [0; MAX_IDS + 1];
+            s.ids_seen[own] = [0; MAX_IDS + 1];
         }
     }
 }

@@ -13,6 +13,8 @@ pub const MAX_CALLS: usize = 3;
 pub const MAX_ATTEMPTS: usize = 4;
 /// Largest number of server crashes.
 pub const MAX_CRASHES: u8 = 3;
+/// Largest number of server instances (and so of separate stores).
+pub const MAX_INSTANCES: usize = 2;
 
 /// Largest JSON-RPC id the model hands out.
 pub const MAX_IDS: usize = MAX_CALLS * MAX_ATTEMPTS;
@@ -135,12 +137,21 @@ pub struct Attempt {
     /// never collide; the generation tells keys of one call apart).
     pub key: u8,
     /// MRTR round: 0 for the first request, r for the continuation that answers the r-th
-    /// input-required result (carrying `inputResponses` and `requestState`).
+    /// input-required result (carrying `inputResponses` and `requestState`). Written only when
+    /// not 0, so that traces keep the shape they had before rounds existed.
+    #[serde(skip_serializing_if = "is_zero")]
     pub round: u8,
     /// Client side.
     pub client: ClientSide,
     /// Server side.
     pub server: ServerSide,
+    /// The server instance that read it (0 until read; always 0 with one instance).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub instance: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// A message in flight from client to server, packed: bit 7 = cancellation, bits 4-5 = call,
@@ -222,13 +233,21 @@ impl Inbox {
     }
 }
 
-/// The server process.
+/// The server's processes: one per instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Server {
-    /// Whether the process is running.
-    pub up: bool,
-    /// Crashes so far.
+    /// Whether each instance's process is running (an instance the run does not have is
+    /// never up).
+    pub up: [bool; MAX_INSTANCES],
+    /// Crashes so far, of any instance.
     pub crashes: u8,
+}
+
+impl Server {
+    /// Whether any instance is running (the load balancer has somewhere to send a request).
+    pub fn any_up(&self) -> bool {
+        self.up.iter().any(|u| *u)
+    }
 }
 
 /// One state of the model.
@@ -253,35 +272,45 @@ pub struct State {
     pub next_id: u8,
     /// Messages in flight from client to server.
     pub inbox: Inbox,
-    /// The server process.
+    /// The server's processes.
     pub server: Server,
     /// Durable: side effects committed for each logical call (the ledger).
     pub ledger: [u8; MAX_CALLS],
-    /// Durable: completed key records, bit `g` of entry `c` = key generation `g` of call `c`.
-    pub keys_durable: [u8; MAX_CALLS],
+    /// The stores, one per instance where each instance has its own, else only the first:
+    /// durable completed key records, bit `g` of entry `c` = key generation `g` of call `c`.
+    pub keys_durable: [[u8; MAX_CALLS]; MAX_INSTANCES],
     /// Volatile: completed key records kept in memory only (key-volatile).
-    pub keys_volatile: [u8; MAX_CALLS],
-    /// Volatile: keys whose request is executing.
-    pub keys_running: [u8; MAX_CALLS],
+    pub keys_volatile: [[u8; MAX_CALLS]; MAX_INSTANCES],
+    /// Keys whose request is executing (released when its instance dies).
+    pub keys_running: [[u8; MAX_CALLS]; MAX_INSTANCES],
     /// JSON-RPC ids seen by an id-deduplicating server: 0 = unseen, else call + 1, with bit 7
     /// set once that request completed. Volatile for dedup-by-id, durable for
     /// dedup-by-id-durable.
     #[serde(serialize_with = "serialize_ids")]
-    pub ids_seen: [u8; MAX_IDS + 1],
+    pub ids_seen: [[u8; MAX_IDS + 1]; MAX_INSTANCES],
 }
 
-fn serialize_ids<S: serde::Serializer>(ids: &[u8; MAX_IDS + 1], s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = s.serialize_map(None)?;
-    for (id, v) in ids.iter().enumerate().filter(|(_, v)| **v != 0) {
-        let entry = serde_json::json!({"call": (v & 0x7f) - 1, "completed": v & 0x80 != 0});
-        map.serialize_entry(&id, &entry)?;
+/// One id table as a map from id to its entry.
+struct IdTable<'a>(&'a [u8; MAX_IDS + 1]);
+
+impl Serialize for IdTable<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        for (id, v) in self.0.iter().enumerate().filter(|(_, v)| **v != 0) {
+            let entry = serde_json::json!({"call": (v & 0x7f) - 1, "completed": v & 0x80 != 0});
+            map.serialize_entry(&id, &entry)?;
+        }
+        map.end()
     }
-    map.end()
+}
+
+fn serialize_ids<S: serde::Serializer>(tables: &[[u8; MAX_IDS + 1]; MAX_INSTANCES], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(tables.iter().map(IdTable))
 }
 
 impl State {
-    /// The first state: nothing sent, server running, empty ledger.
+    /// The first state: nothing sent, the first server instance running, empty ledger.
     pub fn initial(view: View) -> State {
         State {
             view,
@@ -289,12 +318,12 @@ impl State {
             attempts: [[Attempt::default(); MAX_ATTEMPTS]; MAX_CALLS],
             next_id: 1,
             inbox: Inbox::default(),
-            server: Server { up: true, crashes: 0 },
+            server: Server { up: [true, false], crashes: 0 },
             ledger: [0; MAX_CALLS],
-            keys_durable: [0; MAX_CALLS],
-            keys_volatile: [0; MAX_CALLS],
-            keys_running: [0; MAX_CALLS],
-            ids_seen: [0; MAX_IDS + 1],
+            keys_durable: [[0; MAX_CALLS]; MAX_INSTANCES],
+            keys_volatile: [[0; MAX_CALLS]; MAX_INSTANCES],
+            keys_running: [[0; MAX_CALLS]; MAX_INSTANCES],
+            ids_seen: [[0; MAX_IDS + 1]; MAX_INSTANCES],
         }
     }
 
@@ -332,6 +361,9 @@ pub struct View {
     pub failure_matters: bool,
     /// Messages in flight form a set (HTTP), not a queue (stdio).
     pub inbox_sorted: bool,
+    /// Server instances in the run (1 or 2), for showing a state; the packed view needs no
+    /// flag for it (the second instance's facts are all 0 where there is none).
+    pub instances: u8,
 }
 
 /// Bytes per logical call in a packed view.
@@ -439,10 +471,17 @@ impl State {
             }
         }
         p.put_all(&msgs);
-        p.put(self.server.up as u8);
+        p.put(self.server.up[0] as u8 | (self.server.up[1] as u8) << 1);
         p.put(self.server.crashes);
-        for id in self.ids_seen {
-            p.put(if lean && id != 0 { 1 | (id & 0x80) } else { id });
+        // Each id's entries in both tables, in one byte: seen and completed (lean), or the
+        // call too (3 bits a table).
+        let entry = |v: u8| match (v, lean) {
+            (0, _) => 0,
+            (v, true) => 1 | (v >> 7) << 1,
+            (v, false) => (v & 0x3) | (v >> 7) << 2,
+        };
+        for id in 0..=MAX_IDS {
+            p.put(entry(self.ids_seen[0][id]) | entry(self.ids_seen[1][id]) << 4);
         }
         debug_assert_eq!(p.at, PACKED_LEN);
         p.bytes
@@ -463,20 +502,23 @@ impl State {
             b[5 + 4 * a..9 + 4 * a].copy_from_slice(&[tag, id, t.key | client << 4, server]);
         }
         let at = 5 + 4 * MAX_ATTEMPTS;
+        // Key bits are 0 to 3 (four generations): the second store's go above them.
+        let both = |t: &[[u8; MAX_CALLS]; MAX_INSTANCES]| t[0][c] | t[1][c] << 4;
         b[at..at + 4].copy_from_slice(&[
             self.ledger[c],
-            self.keys_durable[c],
-            self.keys_volatile[c],
-            self.keys_running[c],
+            both(&self.keys_durable),
+            both(&self.keys_volatile),
+            both(&self.keys_running),
         ]);
     }
 
     /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed;
-    /// its MRTR round above bit 2: it tells continuations from retries), id, client side,
-    /// server side.
+    /// its MRTR round at bits 2-3: it tells continuations from retries; at bit 4 the instance
+    /// that holds it, while one does), id, client side, server side.
     fn attempt_view(&self, t: &Attempt) -> [u8; 4] {
         let v = self.view;
-        let round = t.round << 2;
+        let held = v.detail || t.server.in_flight();
+        let round = t.round << 2 | if held { t.instance << 4 } else { 0 };
         if v.detail {
             return [1 | round, t.id, t.client as u8, t.server as u8];
         }

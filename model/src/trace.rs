@@ -18,10 +18,11 @@
 //! these files must stay byte for byte as they are), and its trace `#meta` keeps extra fields
 //! as strings only, so our `#meta` (objects, numbers, booleans) does not decode through it.
 //! Reading our own actions back needs one step it would do for us, turning the empty variant
-//! payload `{"#tup": []}` into none, which is a few lines here (`itf_variants` writes it).
+//! payload `{"#tup": []}` into an empty parameter list, which is a few lines here
+//! (`itf_variants` writes it).
 
 use crate::action::{Action, ACTION_VOCABULARY};
-use crate::config::Config;
+use crate::config::{Config, StoreScope};
 use crate::model::McpModel;
 use crate::profile::Profile;
 use crate::property::PropertyKind;
@@ -87,6 +88,11 @@ fn itf_variants(v: &mut Value) {
 
 fn action_json(a: &Action) -> Value {
     let mut v = serde_json::to_value(a).expect("actions serialise");
+    // An action with no parameter to write (a crash of the only instance) has an empty payload,
+    // which ITF writes as the empty tuple, as for a variant without fields.
+    if v.get("value") == Some(&json!({})) {
+        v.as_object_mut().expect("object").remove("value");
+    }
     itf_variants(&mut v);
     v
 }
@@ -96,9 +102,26 @@ fn state_vars(model: &McpModel, s: &crate::state::State) -> Map<String, Value> {
     let Value::Object(map) = serde_json::to_value(s).expect("states serialise") else { unreachable!() };
     let calls = model.config.bounds.calls as usize;
     let attempts = model.config.bounds.retries as usize + 1;
+    let instances = model.config.deployment.instances as usize;
+    let stores = if instances > 1 && model.config.store() == StoreScope::PerInstance { 2 } else { 1 };
     let mut out = Map::new();
     for k in VARS {
         let mut v = map[*k].clone();
+        // One store (or one instance) is written as it was before there could be two.
+        if matches!(*k, "keys_durable" | "keys_volatile" | "keys_running" | "ids_seen") {
+            let Value::Array(mut per_store) = v else { unreachable!("stores serialise as a list") };
+            per_store.truncate(stores);
+            for store in &mut per_store {
+                if let Value::Array(items) = store {
+                    items.truncate(calls);
+                }
+            }
+            out.insert((*k).into(), if stores == 1 { per_store.remove(0) } else { Value::Array(per_store) });
+            continue;
+        }
+        if *k == "server" {
+            v["up"] = if instances == 1 { v["up"][0].take() } else { v["up"].clone() };
+        }
         if let Value::Array(items) = &mut v {
             if *k != "inbox" {
                 items.truncate(calls);
@@ -250,7 +273,7 @@ impl TraceFile {
         for (i, s) in states.iter().enumerate().skip(1) {
             let mut taken = s.get("mbt::actionTaken").cloned().ok_or_else(|| err(i, "no `mbt::actionTaken`".into()))?;
             if taken.get("value") == Some(&json!({"#tup": []})) {
-                taken.as_object_mut().expect("object").remove("value");
+                taken.as_object_mut().expect("object").insert("value".into(), json!({}));
             }
             let a: Action = serde_json::from_value(taken).map_err(|e| err(i, format!("unknown action: {e}")))?;
             actions.push(a);

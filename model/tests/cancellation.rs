@@ -15,6 +15,7 @@ fn cell(server: ServerImpl, cancel: Option<Cancellation>, crashes: u8) -> McpMod
         server,
         cancel,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes },
     };
     McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
@@ -27,7 +28,7 @@ fn key_after_effect_interrupted_between_effect_and_record_runs_twice_with_no_cra
     assert_eq!(r.verdict, Verdict::Violated, "under {}", m.config);
     let cex = r.counterexample.unwrap();
     assert_eq!(cex.len(), 8, "{:?}", cex.actions);
-    assert!(!cex.actions.contains(&Action::ServerCrash));
+    assert!(!cex.actions.contains(&Action::ServerCrash { instance: 0 }));
     // The first attempt commits its effect, then reads its cancellation (the broken stream)
     // before it stores its key record: the record is never written, and the retry runs again.
     let commit = cex.actions.iter().position(|a| *a == Action::ServerCommit { call: 0, attempt: 0 }).unwrap();
@@ -78,6 +79,7 @@ fn presets_are_pairs_and_an_override_equal_to_the_preset_is_the_same_cell() {
             server,
             cancel,
             handler: Default::default(),
+            deployment: Default::default(),
             bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
         };
         McpModel::new(config, profile.clone()).unwrap()

@@ -25,6 +25,7 @@ fn cell(
         server,
         cancel: None,
         handler: Handler::new(kind, None),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries: 1, crashes },
     }
 }
@@ -60,12 +61,12 @@ fn a_handler_that_charges_before_it_asks_charges_again_on_its_continuation_under
         cex.actions,
         vec![
             A::ClientCall { call: 0 },
-            A::ServerReceive { call: 0, attempt: 0 },
+            A::ServerReceive { call: 0, attempt: 0, instance: 0 },
             A::ServerCommit { call: 0, attempt: 0 },
             A::ServerRespond { call: 0, attempt: 0 },
             A::ClientReceive { call: 0, attempt: 0 },
             A::ClientContinue { call: 0, attempt: 1 },
-            A::ServerReceive { call: 0, attempt: 1 },
+            A::ServerReceive { call: 0, attempt: 1, instance: 0 },
             A::ServerCommit { call: 0, attempt: 1 },
         ],
         "no fault at all: the protocol's own second round runs the effect again"

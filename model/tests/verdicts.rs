@@ -21,6 +21,7 @@ fn cfg(
         server,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: b.0, retries: b.1, crashes: b.2 },
     };
     McpModel::new(config, Profile::load(profile).unwrap()).unwrap()

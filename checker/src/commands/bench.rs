@@ -190,6 +190,7 @@ fn safe_cell(bounds: Bounds) -> Config {
         server: ServerImpl::KeyDurable,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds,
     }
 }
@@ -268,6 +269,7 @@ fn largest_cells() -> Vec<(String, Config)> {
         server,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds,
     };
     let mut cells = vec![(

@@ -4,7 +4,7 @@ use crate::args::parse;
 use crate::args::{BudgetArgs, Format};
 use crate::report::json::MatrixRecord;
 use crate::report::table::matrix_table;
-use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progress};
+use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progress, with_instances};
 use crate::shard::Shard;
 use anyhow::Result;
 use clap::Args;
@@ -36,6 +36,12 @@ pub struct MatrixArgs {
     /// Cells under a profile without input-required results (2025-11-25) are not applicable.
     #[arg(long, value_delimiter = ',', value_parser = parse::<HandlerKind>, value_name = "LIST")]
     handler: Vec<HandlerKind>,
+    /// Check every cell with each of these numbers of server instances (comma-separated: 1,
+    /// 2), each store where its server preset keeps it (durable stores shared, in-memory ones
+    /// per instance). Default: 1. Cells where several instances cannot arise (stdio,
+    /// 2025-11-25) are not applicable.
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    instances: Vec<u8>,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Check only shard K of N: the cells whose index (from 0, in the matrix's order) modulo N
@@ -54,7 +60,7 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     };
     // Every property and the worst case: the table's last column is the exact worst case.
     let options = Options { worst: true, budget: a.budget.budget()? };
-    let all = matrix_cells(&profiles, &a.cancel, &a.handler);
+    let all = with_instances(matrix_cells(&profiles, &a.cancel, &a.handler), &a.instances);
     let whole = all.len();
     let configs = match a.shard {
         Some(shard) => shard.select(all),

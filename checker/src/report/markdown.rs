@@ -7,7 +7,7 @@ use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, Verdict};
+use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, Transport, Verdict};
 use std::fmt::Write;
 
 /// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
@@ -25,6 +25,14 @@ pub fn mermaid(cex: &Counterexample) -> String {
         let n = i + 1;
         let after = &cex.states[i + 1];
         let id = |call: u8, attempt: u8| after.attempts[call as usize][attempt as usize].id;
+        // Which server instance, where the run has two.
+        let on = |instance: u8| {
+            if after.view.instances > 1 {
+                format!(" (instance {instance})")
+            } else {
+                String::new()
+            }
+        };
         let line = match *a {
             A::ClientCall { call } => format!("C->>T: {n}. tools/call (call {call}, id {})", id(call, 0)),
             A::ClientRetry { call, attempt } => {
@@ -42,7 +50,9 @@ pub fn mermaid(cex: &Counterexample) -> String {
             A::ClientQueryOutcome { call } => format!("C->>S: {n}. outcome of call {call}?"),
             A::StepFails { call } => format!("Note over C: {n}. step around call {call} fails"),
             A::StreamBreak { call, attempt } => format!("T-->>C: {n}. stream of id {} breaks", id(call, attempt)),
-            A::ServerReceive { call, attempt } => format!("T->>S: {n}. deliver id {}", id(call, attempt)),
+            A::ServerReceive { call, attempt, instance } => {
+                format!("T->>S: {n}. deliver id {}{}", id(call, attempt), on(instance))
+            }
             A::ServerReceiveCancel { call, attempt } => {
                 format!("T->>S: {n}. deliver cancel of id {}", id(call, attempt))
             }
@@ -66,8 +76,8 @@ pub fn mermaid(cex: &Counterexample) -> String {
             A::ClientContinue { call, attempt } => {
                 format!("C->>T: {n}. tools/call with inputResponses (call {call}, id {})", id(call, attempt))
             }
-            A::ServerCrash => format!("Note over S: {n}. SIGKILL"),
-            A::ServerRestart => format!("Note over S: {n}. restart"),
+            A::ServerCrash { instance } => format!("Note over S: {n}. SIGKILL{}", on(instance)),
+            A::ServerRestart { instance } => format!("Note over S: {n}. restart{}", on(instance)),
             A::KeyExpires { call, key } => format!("Note over S: {n}. key record k{call}.{} expires", key - 1),
         };
         let _ = writeln!(out, "    {}", mermaid_escape(&line));
@@ -226,6 +236,15 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
              request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful) checks \
              such a tool."
         ));
+    }
+    let several = m.profile.knobs.server_instances.value == mcp_once_model::profile::Instances::Several;
+    if several && cfg.transport == Transport::Http && cfg.deployment.instances == 1 {
+        gaps.push(
+            "a server run as several instances behind a load balancer, where a retry may reach another instance \
+             than the attempt it retries, even while that attempt runs; this cell's server is one process. \
+             `--instances 2` (with `--store shared` or `per-instance`) checks that deployment."
+                .into(),
+        );
     }
     gaps
 }

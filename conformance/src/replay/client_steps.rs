@@ -33,7 +33,7 @@ impl Driver<'_> {
             }
         }
         if let Some(why) = self.session.check_exit() {
-            if state.server.up || rec.server != ServerSide::Lost {
+            if state.server.up[0] || rec.server != ServerSide::Lost {
                 return Err(stop(
                     ReplayVerdict::Diverged,
                     format!("the server is not running when the trace sends a request ({why}), and the model's server is up"),
@@ -99,8 +99,8 @@ impl Driver<'_> {
     fn read_late(&self, a: AttemptId) -> Option<&'static str> {
         let actions = &self.trace.actions;
         let sent = actions.iter().position(|x| is_send(x) && attempt_of(x) == Some(a))?;
-        let receive = Action::ServerReceive { call: a.0, attempt: a.1 };
-        let read = actions[sent..].iter().position(|x| *x == receive);
+        let receive = |x: &Action| matches!(*x, Action::ServerReceive { call, attempt, .. } if (call, attempt) == a);
+        let read = actions[sent..].iter().position(receive);
         let between = &actions[sent + 1..read.map_or(actions.len(), |r| sent + r)];
         let http = self.session.opts.target.transport() == Transport::Http;
         let closes_at_once = !self.profile.knobs.http_disconnect_is_cancel.value;
@@ -108,7 +108,7 @@ impl Driver<'_> {
             http && (*x == Action::ServerReceiveCancel { call: a.0, attempt: a.1 }
                 || (closes_at_once && *x == Action::StreamBreak { call: a.0, attempt: a.1 }))
         };
-        if between.iter().any(|x| *x == Action::ServerCrash || needs_stream(x)) {
+        if between.iter().any(|x| matches!(x, Action::ServerCrash { .. }) || needs_stream(x)) {
             return None;
         }
         if read.is_some() && between.iter().any(|x| matches!(x, Action::KeyExpires { .. })) {

@@ -19,7 +19,7 @@ pub fn crash_after_commit(actions: &[Action], a: AttemptId) -> bool {
     let respond = Action::ServerRespond { call: a.0, attempt: a.1 };
     let Some(m) = actions.iter().position(|x| *x == commit) else { return false };
     let end = actions[m..].iter().position(|x| *x == respond).map_or(actions.len(), |i| i + m);
-    actions[m..end].contains(&Action::ServerCrash)
+    actions[m..end].iter().any(|x| matches!(x, Action::ServerCrash { .. }))
 }
 
 impl Driver<'_> {
@@ -162,13 +162,13 @@ mod tests {
     fn a_kill_between_commit_and_response_is_a_crash_point() {
         let t = [
             ClientCall { call: 0 },
-            ServerReceive { call: 0, attempt: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
             ServerCommit { call: 0, attempt: 0 },
-            ServerCrash,
+            ServerCrash { instance: 0 },
             ClientSeesDisconnect { call: 0, attempt: 0 },
-            ServerRestart,
+            ServerRestart { instance: 0 },
             ClientRetry { call: 0, attempt: 1 },
-            ServerReceive { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 1, instance: 0 },
             ServerCommit { call: 0, attempt: 1 },
         ];
         assert!(crash_after_commit(&t, (0, 0)));
@@ -177,7 +177,7 @@ mod tests {
             ClientCall { call: 0 },
             ServerCommit { call: 0, attempt: 0 },
             ServerRespond { call: 0, attempt: 0 },
-            ServerCrash,
+            ServerCrash { instance: 0 },
         ];
         assert!(!crash_after_commit(&answered, (0, 0)), "the kill comes after the response");
     }

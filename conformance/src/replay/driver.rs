@@ -290,7 +290,17 @@ impl<'t> Driver<'t> {
                 Ok(Done::driven("the framework step fails after the call returned (client-side)"))
             }
             Action::ClientQueryOutcome { call } => self.client_query_outcome(call, state).await,
-            Action::ServerReceive { call, attempt } => self.server_receive((call, attempt)).await,
+            Action::ServerReceive { instance, .. }
+            | Action::ServerCrash { instance }
+            | Action::ServerRestart { instance }
+                if instance > 0 =>
+            {
+                Err(stop(
+                    ReplayVerdict::Inconclusive,
+                    "the runner runs the server as one process; routing requests to a second instance is not built yet",
+                ))
+            }
+            Action::ServerReceive { call, attempt, .. } => self.server_receive((call, attempt)).await,
             Action::ServerReceiveCancel { call, attempt }
                 if state.attempts[usize::from(call)][usize::from(attempt)].server == ServerSide::Interrupted =>
             {
@@ -313,8 +323,8 @@ impl<'t> Driver<'t> {
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
             )),
             Action::ServerRespond { call, attempt } => self.server_respond((call, attempt)).await,
-            Action::ServerCrash => self.server_crash().await,
-            Action::ServerRestart => self.server_restart().await,
+            Action::ServerCrash { .. } => self.server_crash().await,
+            Action::ServerRestart { .. } => self.server_restart().await,
             Action::KeyExpires { call, key } => self.key_expires(call, key).await,
             Action::ClientContinue { .. } => Err(stop(
                 ReplayVerdict::Inconclusive,

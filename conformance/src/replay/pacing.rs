@@ -73,8 +73,8 @@ mod tests {
             ClientTimeout { call: 0, attempt: 0 },
             ClientCancel { call: 0, attempt: 0 },
             ClientRetry { call: 0, attempt: 1 },
-            ServerReceive { call: 0, attempt: 0 },
-            ServerReceive { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerReceive { call: 0, attempt: 1, instance: 0 },
             ServerCommit { call: 0, attempt: 0 },
             ServerCommit { call: 0, attempt: 1 },
         ];
@@ -85,13 +85,13 @@ mod tests {
         // Scenario 2: commit at once, then the kill must come before the response.
         let t = [
             ClientCall { call: 0 },
-            ServerReceive { call: 0, attempt: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
             ServerCommit { call: 0, attempt: 0 },
-            ServerCrash,
+            ServerCrash { instance: 0 },
             ClientSeesDisconnect { call: 0, attempt: 0 },
-            ServerRestart,
+            ServerRestart { instance: 0 },
             ClientRetry { call: 0, attempt: 1 },
-            ServerReceive { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 1, instance: 0 },
             ServerCommit { call: 0, attempt: 1 },
         ];
         let h = holds(&t);
@@ -101,7 +101,7 @@ mod tests {
         // A call that runs straight through needs nothing held.
         let t = [
             ClientCall { call: 0 },
-            ServerReceive { call: 0, attempt: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
             ServerCommit { call: 0, attempt: 0 },
             ServerRespond { call: 0, attempt: 0 },
             ClientReceive { call: 0, attempt: 0 },

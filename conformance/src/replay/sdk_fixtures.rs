@@ -281,6 +281,7 @@ pub fn model_trace(
         server,
         cancel: None,
         handler: Default::default(),
+        deployment: Default::default(),
         bounds: Bounds { calls: 1, retries, crashes },
     };
     let trace = replay_trace(config, &profile, wanted)?.ok_or(NO_TRACE)?;

@@ -1,0 +1,184 @@
+//! Several server instances (issue 12, item 2): under 2026-07-28 a server should not require a
+//! client to reuse its connection or process, so a deployment may run it as several instances
+//! behind a load balancer, and a retry may reach another instance than the attempt it retries,
+//! even while that attempt runs. SEP-3182 requires the key store to be visible to every
+//! instance; a server whose instances each keep their own store charges twice with no fault,
+//! and one with a shared store stays safe.
+
+use mcp_once_model::state::ServerSide;
+use mcp_once_model::trace::{to_itf, TraceFile, TraceKind};
+use mcp_once_model::*;
+use stateright::Model;
+
+fn cell(server: ServerImpl, instances: u8, store: Option<StoreScope>, bounds: Bounds) -> Config {
+    let key = if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None };
+    let profile = if server.uses_keys() { "sep-3182" } else { "mcp-2026-07-28" };
+    Config {
+        profile: profile.into(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key,
+        server,
+        cancel: None,
+        handler: Default::default(),
+        deployment: Deployment { instances, store },
+        bounds,
+    }
+}
+
+fn model(config: Config) -> McpModel {
+    let profile = Profile::load(&config.profile).unwrap();
+    McpModel::new(config, profile).unwrap()
+}
+
+fn one_call(crashes: u8) -> Bounds {
+    Bounds { calls: 1, retries: 1, crashes }
+}
+
+#[test]
+fn instances_with_their_own_key_stores_charge_twice_with_no_fault() {
+    let m = model(cell(ServerImpl::KeyDurable, 2, Some(StoreScope::PerInstance), one_call(0)));
+    let r = check_property(&m, PropertyKind::AtMostOnce);
+    assert_eq!(r.verdict, Verdict::Violated);
+    let cex = r.counterexample.unwrap();
+    // The main search agrees on the length (both breadth-first, independent).
+    let e = explore(&m, &[PropertyKind::AtMostOnce]);
+    assert_eq!(e.results[0].counterexample.as_ref().map(|c| c.len()), Some(cex.len()));
+    assert_eq!(cex.len(), 7, "{:?}", cex.actions);
+    assert!(!cex.actions.iter().any(|a| matches!(a, Action::ServerCrash { .. })), "no crash: {:?}", cex.actions);
+    let reads: Vec<(u8, u8)> = cex
+        .actions
+        .iter()
+        .filter_map(|a| match *a {
+            Action::ServerReceive { attempt, instance, .. } => Some((attempt, instance)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reads.len(), 2, "{:?}", cex.actions);
+    assert_ne!(reads[0].1, reads[1].1, "the retry reaches the other instance: {:?}", cex.actions);
+    let last = cex.states.last().unwrap();
+    assert_eq!(last.ledger[0], 2);
+    assert_eq!(last.attempts[0][0].key, last.attempts[0][1].key, "both attempts carry the one key");
+    // The step where the second instance reads the retry cites the SEP's store rule, the MUST
+    // this server breaks, next to the clause that lets any instance read any request.
+    let (at, _) =
+        cex.actions.iter().enumerate().filter(|(_, a)| matches!(a, Action::ServerReceive { .. })).nth(1).unwrap();
+    let knobs = rules::knobs_for(&m, &cex.states[at + 1], &cex.actions[at]);
+    assert!(knobs.contains(&KnobId::ServerInstances) && knobs.contains(&KnobId::IdempotencyStore), "{knobs:?}");
+    let cites = rules::citations(&m, &cex.states[at + 1], &cex.actions[at]);
+    let store = cites.iter().find(|(k, ..)| *k == KnobId::IdempotencyStore).unwrap();
+    assert!(store.2.quote.contains("visible to every instance"), "{:?}", store.2);
+}
+
+#[test]
+fn instances_sharing_a_durable_key_store_keep_at_most_once() {
+    // The issue's bounds: two calls, two retries, one crash (of either instance).
+    let m = model(cell(ServerImpl::KeyDurable, 2, None, Bounds { calls: 2, retries: 2, crashes: 1 }));
+    assert_eq!(m.config.store(), StoreScope::Shared, "a durable store is shared by default");
+    let r = explore(&m, &[PropertyKind::AtMostOnce]);
+    assert_eq!(r.results[0].verdict, Verdict::Holds, "under {}", m.config);
+    // And the search did reach the second instance and its crash (the verdict covers them).
+    let one = model(cell(ServerImpl::KeyDurable, 1, None, Bounds { calls: 2, retries: 2, crashes: 1 }));
+    let single = explore(&one, &[PropertyKind::AtMostOnce]);
+    let (two, one) = (r.stats.states, single.stats.states);
+    assert!(two > one, "{two} states with two instances, {one} with one");
+}
+
+#[test]
+fn a_crash_of_one_instance_leaves_the_other_serving_and_requests_in_transit_alive() {
+    let m = model(cell(ServerImpl::Plain, 2, None, one_call(1)));
+    let s0 = m.init_states().remove(0);
+    assert_eq!(s0.server.up, [true, true]);
+    let s1 = m.next_state(&s0, Action::ClientCall { call: 0 }).unwrap();
+    let s2 = m.next_state(&s1, Action::ServerCrash { instance: 0 }).unwrap();
+    assert_eq!(s2.attempts[0][0].server, ServerSide::Unseen, "the request in transit goes to the running instance");
+    let mut offered = Vec::new();
+    m.actions(&s2, &mut offered);
+    assert!(offered.contains(&Action::ServerReceive { call: 0, attempt: 0, instance: 1 }), "{offered:?}");
+    assert!(!offered.iter().any(|a| matches!(a, Action::ServerReceive { instance: 0, .. })), "{offered:?}");
+    assert!(offered.contains(&Action::ServerRestart { instance: 0 }), "{offered:?}");
+    // A request held by the crashed instance is lost; one held by the other is not.
+    let s3 = m.next_state(&s2, Action::ServerReceive { call: 0, attempt: 0, instance: 1 }).unwrap();
+    assert_eq!((s3.attempts[0][0].server, s3.attempts[0][0].instance), (ServerSide::Pending, 1));
+    let one = model(cell(ServerImpl::Plain, 2, None, one_call(2))).without_reductions();
+    let t1 = one.next_state(&one.init_states()[0], Action::ClientCall { call: 0 }).unwrap();
+    let t2 = one.next_state(&t1, Action::ServerReceive { call: 0, attempt: 0, instance: 1 }).unwrap();
+    let t3 = one.next_state(&t2, Action::ServerCrash { instance: 0 }).unwrap();
+    assert_eq!(t3.attempts[0][0].server, ServerSide::Pending);
+    let t4 = one.next_state(&t3, Action::ServerCrash { instance: 1 }).unwrap();
+    assert_eq!(t4.attempts[0][0].server, ServerSide::Lost);
+}
+
+#[test]
+fn a_two_instance_trace_reads_back_and_one_instance_traces_keep_their_shape() {
+    let m = model(cell(ServerImpl::KeyDurable, 2, Some(StoreScope::PerInstance), one_call(0)));
+    let cex = check_property(&m, PropertyKind::AtMostOnce).counterexample.unwrap();
+    let itf = to_itf(&m, TraceKind::Counterexample(PropertyKind::AtMostOnce), &cex, false);
+    let text = serde_json::to_string(&itf).unwrap();
+    let profile = Profile::load("sep-3182").unwrap();
+    let back = TraceFile::parse("two.itf.json", &text).unwrap().validate("two.itf.json", &profile).unwrap();
+    assert_eq!(back.path.actions, cex.actions);
+    let last = &itf["states"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["server"]["up"], serde_json::json!([true, true]), "{last}");
+    assert!(last["keys_durable"][1].is_array(), "two stores, one per instance: {last}");
+    assert!(text.contains(r#""instance":1"#), "the second instance is named in the trace");
+    // A one-instance trace keeps the shape it had: one store, `up` a boolean, no instance, a
+    // crash with no parameter; and the seed traces written before instances existed still
+    // read back and validate.
+    let mut c = cell(ServerImpl::Plain, 1, None, one_call(1));
+    (c.profile, c.transport, c.client) = ("mcp-2025-11-25".into(), Transport::Stdio, ClientPolicy::RetryOnDisconnect);
+    let one = model(c);
+    let cex = check_property(&one, PropertyKind::AtMostOnce).counterexample.unwrap();
+    assert!(cex.actions.contains(&Action::ServerCrash { instance: 0 }), "{:?}", cex.actions);
+    let itf = to_itf(&one, TraceKind::Counterexample(PropertyKind::AtMostOnce), &cex, false);
+    let text = serde_json::to_string(&itf).unwrap();
+    assert!(!text.contains("instance"), "{text}");
+    let last = itf["states"].as_array().unwrap().last().unwrap();
+    assert!(last["server"]["up"].is_boolean() && last["keys_durable"][0].is_number(), "{last}");
+    assert!(last["ids_seen"].is_object(), "{last}");
+    assert!(text.contains(r##"{"tag":"ServerCrash","value":{"#tup":[]}}"##), "{text}");
+    let old = Profile::load("mcp-2025-11-25").unwrap();
+    TraceFile::parse("one.itf.json", &text).unwrap().validate("one.itf.json", &old).unwrap();
+    let seeds = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/trace");
+    let mut read = 0;
+    for entry in std::fs::read_dir(seeds).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.file_name().unwrap().to_string_lossy().starts_with("seed-") {
+            continue; // the fuzzer's own finds: inputs of any shape
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        let file = TraceFile::parse(&name, &text).unwrap();
+        let profile = Profile::load(&file.config.profile).unwrap();
+        file.validate(&name, &profile).unwrap_or_else(|e| panic!("{e}"));
+        read += 1;
+    }
+    assert!(read >= 4, "{read} seed traces");
+}
+
+#[test]
+fn several_instances_are_refused_where_they_cannot_arise() {
+    let refused = |c: Config| {
+        let p = Profile::load(&c.profile).unwrap();
+        c.applicable(&p).unwrap_err()
+    };
+    let base = cell(ServerImpl::KeyDurable, 2, None, one_call(1));
+    let stdio = Config { transport: Transport::Stdio, ..base.clone() };
+    assert!(refused(stdio).contains("--transport http"));
+    let old = cell(ServerImpl::Plain, 2, None, one_call(1));
+    let old = Config { profile: "mcp-2025-11-25".into(), ..old };
+    assert!(refused(old).contains("server_instances = single"));
+    let one = Config { deployment: Deployment { instances: 1, store: Some(StoreScope::PerInstance) }, ..base.clone() };
+    assert!(refused(one).contains("--instances 2"));
+    let three = Config { deployment: Deployment { instances: 3, store: None }, ..base.clone() };
+    assert!(refused(three).contains("out of range"));
+    let memory = cell(ServerImpl::KeyVolatile, 2, Some(StoreScope::Shared), one_call(1));
+    assert!(refused(memory).contains("process's memory"));
+    let plain = cell(ServerImpl::Plain, 2, Some(StoreScope::PerInstance), one_call(1));
+    assert!(refused(plain).contains("keeps no store"));
+    // A store override equal to the preset's is no override: one cell, one name.
+    let same = cell(ServerImpl::KeyDurable, 2, Some(StoreScope::Shared), one_call(1)).normalised();
+    assert_eq!(same.deployment.store, None);
+    assert_eq!(same.to_string(), base.to_string());
+    assert!(base.to_string().contains("--instances 2"), "{base}");
+}
