@@ -7,9 +7,9 @@
 //! - The parent records (parent number and action, 8 bytes a state) are appended to a file;
 //!   paths are rebuilt from it by reading back only the records on the path.
 //! - The fingerprints of the states already numbered are in one sorted file. A table in
-//!   memory (the search in memory's own, no larger than it was at the switch) keeps some of
-//!   them and of the candidates already written, as a cache: a successor found there is
-//!   dropped at once; when it is full it is emptied. The others go to the next level's file
+//!   memory (the search in memory's own, no larger than at the switch nor than half the
+//!   memory budget) keeps some of them and of the candidates already written, as a cache: a
+//!   successor found there is dropped at once; when it is full it is emptied. The others go to the next level's file
 //!   as candidates, and their fingerprints, with their place in that file, to an external
 //!   sort (`runs.rs`: a chunk of a quarter of the memory budget, sorted and written as a run
 //!   when full). At the level's end the runs are merged with each other and with the sorted
@@ -105,6 +105,12 @@ impl Sorted {
 
 /// Least keys in a chunk of the external sort, whatever the budget (64 KiB of candidates).
 const MIN_CHUNK: usize = 1 << 12;
+
+/// Slots of a table of at most `bytes` (a power of two, at least the smallest table's).
+fn table_cap(bytes: u64) -> usize {
+    let slots = (bytes / 8).max(1 << 16);
+    1 << (63 - slots.leading_zeros())
+}
 
 /// A candidate's sort key: its fingerprint, then its place in the level's file.
 fn candidate_key(fp: u64, index: u64) -> u128 {
@@ -286,7 +292,8 @@ pub(crate) fn go_on(
     let mut disk = match log {
         Ok(parents) => Disk {
             dir,
-            cap: seen.capacity(),
+            // The table's size at the switch, and at most half the budget.
+            cap: seen.capacity().min(table_cap(share * 2)),
             seen,
             sorted: Sorted { file: None, count: 0 },
             parents,
@@ -390,6 +397,10 @@ fn run(
     let mut known = next.count;
     disk.figures.written_bytes += current.bytes() + next.bytes() + (first as u64) * PARENT as u64;
     disk.start()?;
+    if disk.seen.capacity() > disk.cap {
+        // Every fingerprint is in the sorted file now: a smaller cache loses none.
+        disk.seen = Seen::new();
+    }
     let mut reading = current.read_back(view)?;
     let mut drops = Drops::none();
     let mut numbered = first as u64;
