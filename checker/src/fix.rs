@@ -99,14 +99,16 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
     out
 }
 
-/// Check the candidates for `audience` near `cfg` for `property` and keep those where it holds.
-pub fn search(cfg: &Config, property: PropertyKind, audience: Audience) -> Result<Fix> {
+/// Check the candidates for `audience` near `cfg` for `property` under `budget` and keep those
+/// where it holds. Without a state limit and a spill folder in `budget`, each search stops at
+/// [`MAX_STATES`]; with a spill folder it may go on on disk until the disk budget.
+pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: Budget) -> Result<Fix> {
     let profiles = builtins();
     let configs = candidates(cfg, audience, &profiles);
     let tried = configs.len();
     let order: Vec<Config> = configs.iter().map(|(c, _)| c.clone()).collect();
-    let budget =
-        Budget { max_states: Some(MAX_STATES), max_memory: crate::args::default_memory(), ..Budget::default() };
+    let max_states = budget.max_states.or(if budget.spill_dir.is_some() { None } else { Some(MAX_STATES) });
+    let budget = Budget { max_states, ..budget };
     let options = Options { worst: false, budget };
     let cells = run_cells(configs, &[property], options, None, threads(), &|| {})?;
     let holds = order

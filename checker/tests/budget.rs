@@ -225,3 +225,38 @@ fn a_spill_folder_that_is_not_one_is_rejected_in_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--spill-dir") && err.contains("not a folder"), "{err}");
 }
+
+/// `explain`'s search for a fix takes the same budget flags: a memory budget of one byte
+/// leaves every candidate undecided (no fix proven), and with `--spill-dir` the candidates'
+/// searches go on on disk and prove the fixes the search in memory proves: the same report.
+#[test]
+fn explain_searches_its_fix_on_disk_with_spill_dir() {
+    let dir = scratch!("budget", "explain-spill");
+    let spill = dir.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let out = mcp_once!()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout"])
+        .args(["--server", "plain", "--calls", "1", "--retries", "1", "--crashes", "0", "--property", "at-most-once"])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let trace = mcp_once_testkit::trace_in(dir.path(), "at-most-once");
+    let explain = |extra: &[&str]| {
+        let out = mcp_once!().arg("explain").arg(&trace).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let memory = explain(&[]);
+    assert!(memory.contains("### Suggested fix"), "{memory}");
+    let starved = explain(&["--max-memory", "1"]);
+    assert_ne!(starved, memory, "a budget of one byte decides no fix");
+    let spilled = explain(&["--max-memory", "1", "--spill-dir", spill.to_str().unwrap()]);
+    assert_eq!(spilled, memory);
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "files left in the spill folder");
+    let out =
+        mcp_once!().arg("explain").arg(&trace).args(["--spill-dir", "/nonexistent/mcp-once-spill"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
+}

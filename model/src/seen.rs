@@ -73,10 +73,14 @@ impl Seen {
         (self.len + 1) * 8 > self.slots.len() * 5
     }
 
-    /// Every fingerprint in the table (fingerprint 0 as 1), in no order, freeing the table.
-    pub(crate) fn into_fingerprints(self) -> Vec<u64> {
-        let mut all = self.slots;
-        all.retain(|x| *x != 0);
-        all
+    /// Every fingerprint in the table (fingerprint 0 as 1), in no order.
+    pub(crate) fn fingerprints(&self) -> impl Iterator<Item = u64> + '_ {
+        self.slots.iter().copied().filter(|x| *x != 0)
+    }
+
+    /// Forget every fingerprint, keeping the table's size.
+    pub(crate) fn clear(&mut self) {
+        self.slots.fill(0);
+        self.len = 0;
     }
 }

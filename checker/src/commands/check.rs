@@ -72,11 +72,12 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     }
     if let Ok(Some(s)) = cells[0].outcome.as_ref().map(|c| c.spilled) {
         eprintln!(
-            "mcp-once: the search reached its memory budget after {} states and went on on disk: {} written in all, at most {} on disk at once, {} merges of the fingerprints into the sorted file (removed)",
+            "mcp-once: the search reached its memory budget after {} states and went on on disk: {} written in all, at most {} on disk at once, {} merges of a level into the sorted fingerprints, {} sorted runs (removed)",
             s.at_states,
             human_bytes(s.written_bytes),
             human_bytes(s.peak_bytes),
-            s.merges
+            s.merges,
+            s.runs
         );
     }
     if let Ok(Some((why, depth))) = cells[0].outcome.as_ref().map(|c| c.stopped()) {

@@ -3,6 +3,7 @@
 //! expected and what happened, why the spec allows it, the fix the model proves, how to
 //! reproduce it. Paths are redacted unless `--keep-paths`.
 
+use crate::args::BudgetArgs;
 use crate::fix::{self, Audience};
 use crate::report::issue::{issue_markdown, Issue, GITHUB_LIMIT};
 use crate::report::redact::Redactor;
@@ -32,6 +33,10 @@ pub struct ExplainArgs {
     /// `<evidence>/evidence.jsonl` or `<fixtures>/typescript/server.mjs`).
     #[arg(long)]
     keep_paths: bool,
+    /// Where each search for the suggested fix stops (its own default: 2,000,000 unique
+    /// states, unless --spill-dir lets it go on on disk past the memory budget).
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 /// Run `mcp-once explain`.
@@ -47,7 +52,7 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
-    let fix = fix::search(&valid.model.config, property, audience)?;
+    let fix = fix::search(&valid.model.config, property, audience, a.budget.budget()?)?;
     let issue = Issue {
         model: &valid.model,
         property: &trace.property,
