@@ -118,4 +118,30 @@ mod tests {
         ];
         assert_eq!(holds(&t)[&(0, 0)], Hold::default());
     }
+
+    #[test]
+    fn an_answer_without_an_effect_is_held_only_when_steps_come_before_it() {
+        // MRTR, asking before the effect: the first request is answered with no commit, the
+        // client reads it and continues; nothing comes between request and answer.
+        let t = [
+            ClientCall { call: 0 },
+            ServerReceive { call: 0, attempt: 0 },
+            ServerRespond { call: 0, attempt: 0 },
+            ClientReceive { call: 0, attempt: 0 },
+            ClientContinue { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 1 },
+            ServerCommit { call: 0, attempt: 1 },
+        ];
+        let h = holds(&t);
+        assert_eq!(h[&(0, 0)], Hold::default(), "the answer comes at once");
+        assert_eq!(h[&(0, 1)], Hold::default(), "a continuation is a send like any other");
+        // The other call's request comes between: the answer is held.
+        let t = [
+            ClientCall { call: 0 },
+            ClientCall { call: 1 },
+            ServerReceive { call: 0, attempt: 0 },
+            ServerRespond { call: 0, attempt: 0 },
+        ];
+        assert_eq!(holds(&t)[&(0, 0)], Hold { before_commit: true, before_respond: false });
+    }
 }
