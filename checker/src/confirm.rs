@@ -16,7 +16,7 @@ use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{process, replay, write_result, ReplayVerdict};
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{Config, Handler, Profile};
+use mcp_once_model::{Config, Profile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -185,14 +185,11 @@ pub fn replay_dir(root: &Path, job: &Job) -> PathBuf {
 /// Replay one job on its SDK's fixture variant for the cell's server, over the cell's
 /// transport, speaking the cell's revision.
 fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
-    if job.config.handler != Handler::default() {
-        let why = "no fixture runs a tool that asks for input (MRTR) yet, and the runner does not drive continuations";
-        return not_run(job, ReplayVerdict::Inconclusive, why.into());
-    }
     let server = job.config.server;
     let revision = job.profile.revision;
     let runnable = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision));
-    if let Err(why) = runnable.and_then(|_| job.sdk.cancel_option(server, job.config.cancel)) {
+    let runnable = runnable.and_then(|_| job.sdk.cancel_option(server, job.config.cancel));
+    if let Err(why) = runnable.and_then(|_| job.sdk.handler_options(job.config.handler)) {
         return not_run(job, ReplayVerdict::Inconclusive, why);
     }
     let dir = replay_dir(&options.evidence, job);

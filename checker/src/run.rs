@@ -215,8 +215,16 @@ pub fn cell_name(config: &Config) -> String {
         .map_or_else(|| config.profile.clone(), |s| s.to_string_lossy().into_owned());
     let b = config.bounds;
     let cancel = config.cancel.map(|c| format!("-cancel-{c}")).unwrap_or_default();
+    // A handler other than the default follows too (`key-durable-handler-input-after-effect`,
+    // `-rounds-2` where it asks twice): cells differing only in their handler are different cells.
+    let h = config.handler;
+    let handler = match (h == mcp_once_model::Handler::default(), h.rounds) {
+        (true, _) => String::new(),
+        (false, 1) => format!("-handler-{}", h.kind),
+        (false, n) => format!("-handler-{}-rounds-{n}", h.kind),
+    };
     format!(
-        "{profile}__{}__{}__{}__{}{cancel}__c{}r{}k{}",
+        "{profile}__{}__{}__{}__{}{cancel}{handler}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
     )
 }

@@ -416,3 +416,54 @@ fn a_sample_of_every_server_behaviour_and_property_on_both_transports_is_confirm
         .collect();
     assert!(missed.is_empty(), "not confirmed:\n{}", missed.join("\n"));
 }
+
+/// `--handler input-after-effect` (issue 12, item 1): the cell's tool charges and then asks for
+/// input; the Rust fixture is started with that handler, the runner answers the input request
+/// and sends the continuation, and the durable key does not cover it: at-most-once is confirmed
+/// with two ledger lines for one logical call. The Python fixture has no such tool and says so.
+#[test]
+fn a_continuation_outside_the_key_s_scope_is_confirmed_with_the_cell_s_handler() {
+    let fixtures = fixtures::dir().display().to_string();
+    let dir = temp("mrtr");
+    let args = [
+        "--profile",
+        "sep-3182",
+        "--transport",
+        "http",
+        "--client",
+        "retry-any",
+        "--key",
+        "per-call",
+        "--server",
+        "key-durable",
+        "--handler",
+        "input-after-effect",
+        "--sdk",
+        "rust",
+        "--sdk",
+        "python",
+        "--fixtures",
+        &fixtures,
+    ];
+    let (v, code) = confirm(&args, &dir);
+    let results = check_shape(&v, code);
+    assert_eq!(code, 1, "python is inconclusive: {v:#}");
+    for r in &results {
+        assert!(r["cell"].as_str().unwrap().contains("input-after-effect"), "{r}");
+        if r["sdk"] == "python" {
+            assert_eq!(r["verdict"], "inconclusive", "{r}");
+            assert!(r["reason"].as_str().unwrap().contains("no tool that asks for input"), "{r}");
+        }
+    }
+    let rust: Vec<Value> = results.iter().filter(|r| r["sdk"] == "rust").cloned().collect();
+    for r in &rust {
+        eprintln!("{} {}: {}", r["property"], r["verdict"], r["reason"]);
+    }
+    let (r, steps) = replay_of(&rust, "at-most-once");
+    assert_eq!(r["verdict"], "confirmed", "{r}");
+    assert!(note_of(&steps, "ClientContinue").contains("requestState echoed"), "{steps:?}");
+    let ledger = jsonl::read(&Path::new(r["evidence"].as_str().unwrap()).join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "{ledger:?}");
+    assert_eq!(ledger[0]["arguments"]["order"], ledger[1]["arguments"]["order"], "one logical call: {ledger:?}");
+    assert!(rust.iter().all(|r| r["verdict"] == "confirmed"), "every counterexample of the cell: {v:#}");
+}

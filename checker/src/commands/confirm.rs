@@ -108,7 +108,8 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     // `--cancel` puts every cell under that handling (a preset's own written as no override),
     // as `matrix --cancel` does; the fixtures that take it are started with it.
     let cancels: Vec<_> = a.config.cancel.into_iter().collect();
-    // The same for `--handler` (whose cells no fixture runs yet: they come out inconclusive).
+    // The same for `--handler` (its cells run on the fixtures that take it, the Rust one; on
+    // the others they come out inconclusive with the reason).
     let handlers: Vec<_> = a.config.handler.into_iter().collect();
     let cells: Vec<_> = matrix_cells(&profiles, &cancels, &handlers)
         .into_iter()

@@ -36,6 +36,13 @@ pub struct FixtureArgs {
     /// ignores, before-effect, interrupts (also between the effect and a key record after it).
     #[arg(long, value_parser = crate::args::parse::<mcp_once_model::Cancellation>)]
     cancel: Option<mcp_once_model::Cancellation>,
+    /// How charge runs under multi round-trip requests (the model's --handler): effect-only,
+    /// input-after-effect, input-before-effect, input-after-effect-stateful.
+    #[arg(long, default_value = "effect-only", value_parser = crate::args::parse::<mcp_once_model::HandlerKind>)]
+    handler: mcp_once_model::HandlerKind,
+    /// Input rounds of a handler that asks (1 or 2; default 1).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
+    rounds: Option<u8>,
 }
 
 /// Run `mcp-once fixture` (serves until its input closes or it is stopped).
@@ -59,6 +66,7 @@ pub fn run(a: FixtureArgs) -> Result<ExitCode> {
         variant: a.variant,
         retention_ms: a.retention_ms,
         cancel: a.cancel,
+        handler: mcp_once_model::Handler::new(a.handler, a.rounds),
         outcome_query: a.outcome_query,
     })?;
     Ok(ExitCode::SUCCESS)

@@ -2,7 +2,7 @@
 //! `mcp_once_conformance::fixture`.
 //!
 //!   mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME]
-//!                    [--retention-ms N] [--outcome-query]
+//!                    [--retention-ms N] [--outcome-query] [--cancel HOW] [--handler KIND] [--rounds N]
 //!
 //! A missing `--ledger` or a bad value prints one line on stderr and exits with status 2.
 
@@ -39,6 +39,13 @@ struct Cli {
     /// interrupts (also between the effect and a key record written after it).
     #[arg(long)]
     cancel: Option<mcp_once_model::Cancellation>,
+    /// How charge runs under multi round-trip requests (2026-07-28): effect-only,
+    /// input-after-effect, input-before-effect, input-after-effect-stateful.
+    #[arg(long, default_value = "effect-only")]
+    handler: mcp_once_model::HandlerKind,
+    /// Input rounds of a handler that asks (1 or 2; default 1).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
+    rounds: Option<u8>,
 }
 
 fn main() {
@@ -47,7 +54,7 @@ fn main() {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) => {
             eprintln!(
-                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query] [--cancel HOW])",
+                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query] [--cancel HOW] [--handler KIND] [--rounds N])",
                 mcp_once_conformance::usage::one_line(&e)
             );
             std::process::exit(2);
@@ -61,6 +68,7 @@ fn main() {
         retention_ms: cli.retention_ms,
         outcome_query: cli.outcome_query,
         cancel: cli.cancel,
+        handler: mcp_once_model::Handler::new(cli.handler, cli.rounds),
     };
     let code = match fixture::run_blocking(opts) {
         Ok(()) => 0,

@@ -10,15 +10,34 @@ use crate::replay::types::ReplayVerdict;
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::{Action, State, Transport};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::time::Duration;
 use tokio::time::Instant;
+
+/// `msg`'s params with `extra` added (an MRTR continuation's fields).
+fn with_extra(msg: &mut Value, extra: Option<&Map<String, Value>>) {
+    if let (Some(extra), Some(params)) = (extra, msg.get_mut("params").and_then(Value::as_object_mut)) {
+        params.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
 
 impl Driver<'_> {
     /// Send attempt `attempt` of `call` (a call, a retry, a framework re-run). With the server
     /// down, as the model has it too, the send is an attempt that fails at once
     /// ([`Driver::send_while_down`]).
     pub(crate) async fn client_send(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
+        self.send_attempt(call, attempt, state, None).await
+    }
+
+    /// [`Driver::client_send`], with `extra` params added to the `tools/call` (an MRTR
+    /// continuation's `inputResponses` and `requestState`).
+    pub(crate) async fn send_attempt(
+        &mut self,
+        call: u8,
+        attempt: u8,
+        state: &State,
+        extra: Option<&Map<String, Value>>,
+    ) -> Result<Done, Stop> {
         let rec = state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
             stop(ReplayVerdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
         })?;
@@ -39,7 +58,7 @@ impl Driver<'_> {
                     format!("the server is not running when the trace sends a request ({why}), and the model's server is up"),
                 ));
             }
-            return self.send_while_down((call, attempt), id, key).await;
+            return self.send_while_down((call, attempt), id, key, extra).await;
         }
         let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
         // Held commits end in the trace's commit order, a quarter window apart: two attempts
@@ -54,7 +73,8 @@ impl Driver<'_> {
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
         self.arm_crash_point((call, attempt)).await;
         let tag = self.call_tag(call);
-        let msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
+        let mut msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
+        with_extra(&mut msg, extra);
         let late = self.read_late((call, attempt));
         if late.is_some() {
             self.held_requests.insert((call, attempt), msg);
@@ -129,10 +149,17 @@ impl Driver<'_> {
     /// stdio into the dead server's stdin, where the write fails at once (EPIPE: no process
     /// reads the pipe); over HTTP as a POST to a port nobody listens on, which is refused. The
     /// failure is the request's, kept for the client's `ClientSeesDisconnect` of this attempt.
-    async fn send_while_down(&mut self, a: AttemptId, id: Value, key: Option<String>) -> Result<Done, Stop> {
+    async fn send_while_down(
+        &mut self,
+        a: AttemptId,
+        id: Value,
+        key: Option<String>,
+        extra: Option<&Map<String, Value>>,
+    ) -> Result<Done, Stop> {
         let tag = self.call_tag(a.0);
         let logical = Logical { key: key.as_deref(), tag: &tag };
-        let msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
+        let mut msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
+        with_extra(&mut msg, extra);
         let gen = self.session.generation();
         let written = self.session.send(&msg).await;
         let order = self.sent.len();
@@ -191,8 +218,9 @@ impl Driver<'_> {
         Ok(Done::driven("notifications/cancelled; over stdio its write is held until the trace has the server read it (ServerReceiveCancel), or after the last step: to the server, a client that cancels late"))
     }
 
-    pub(crate) async fn client_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn client_receive(&mut self, a: AttemptId, state: &State) -> Result<Done, Stop> {
         let resp = self.await_response(a).await?;
+        self.check_answer_kind(a, state, &resp, true)?;
         Ok(Done::observed(summarize(&resp)))
     }
 

@@ -4,7 +4,8 @@
 //! observer's count, a process exit), never assumed. This file holds the driver, its run and
 //! the dispatch of each action; the steps are `impl` blocks by job: [`crate::replay::client_steps`],
 //! [`crate::replay::server_steps`], [`crate::replay::transport_steps`],
-//! [`crate::replay::crash_point`] and [`crate::replay::interrupt_point`].
+//! [`crate::replay::crash_point`], [`crate::replay::interrupt_point`] and
+//! [`crate::replay::continuation`] (an MRTR continuation).
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::judge;
@@ -278,12 +279,18 @@ impl<'t> Driver<'t> {
     async fn step(&mut self, action: &Action, state: &State) -> Result<Done, Stop> {
         let result = match *action {
             Action::ClientCall { call } => self.client_send(call, 0, state).await,
+            // A retry of a continuation repeats it: the same input responses and requestState.
+            Action::ClientRetry { call, attempt }
+                if state.attempts[usize::from(call)][usize::from(attempt)].round > 0 =>
+            {
+                self.client_continue(call, attempt, state).await
+            }
             Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt } => {
                 self.client_send(call, attempt, state).await
             }
             Action::ClientTimeout { call, attempt } => self.client_timeout((call, attempt)),
             Action::ClientCancel { call, attempt } => self.client_cancel((call, attempt)).await,
-            Action::ClientReceive { call, attempt } => self.client_receive((call, attempt)).await,
+            Action::ClientReceive { call, attempt } => self.client_receive((call, attempt), state).await,
             Action::ClientSeesDisconnect { call, attempt } => self.client_sees_disconnect((call, attempt)).await,
             Action::StreamBreak { call, attempt } => self.stream_break((call, attempt)).await,
             Action::StepFails { .. } => {
@@ -322,14 +329,11 @@ impl<'t> Driver<'t> {
             Action::ServerStoreKey { .. } => Ok(Done::unobserved(
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
             )),
-            Action::ServerRespond { call, attempt } => self.server_respond((call, attempt)).await,
+            Action::ServerRespond { call, attempt } => self.server_respond((call, attempt), state).await,
             Action::ServerCrash { .. } => self.server_crash().await,
             Action::ServerRestart { .. } => self.server_restart().await,
             Action::KeyExpires { call, key } => self.key_expires(call, key).await,
-            Action::ClientContinue { .. } => Err(stop(
-                ReplayVerdict::Inconclusive,
-                "the runner does not drive multi round-trip (input-required) continuations yet",
-            )),
+            Action::ClientContinue { call, attempt } => self.client_continue(call, attempt, state).await,
         };
         if let Err(s) = &result {
             self.failed_step(action, &s.reason.clone());

@@ -5,7 +5,8 @@
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in
-//! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`] and [`interrupt_point`], with [`tracer`]
+//! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
+//! (an MRTR continuation and the kind of each answer), with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
 //! trace's property judged on what the client was told and what took effect), [`step`] (how a
 //! step ends),
@@ -19,6 +20,7 @@
 pub mod baseline;
 pub mod checks;
 pub mod client_steps;
+pub mod continuation;
 pub mod crash_point;
 pub mod driver;
 pub mod evidence;

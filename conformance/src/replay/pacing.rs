@@ -31,13 +31,22 @@ pub fn attempt_of(a: &Action) -> Option<AttemptId> {
     }
 }
 
-/// Whether an action sends a new attempt.
+/// Whether an action sends a new attempt (an MRTR continuation is one too).
 pub fn is_send(a: &Action) -> bool {
-    matches!(a, Action::ClientCall { .. } | Action::ClientRetry { .. } | Action::FrameworkRetry { .. })
+    matches!(
+        a,
+        Action::ClientCall { .. }
+            | Action::ClientRetry { .. }
+            | Action::FrameworkRetry { .. }
+            | Action::ClientContinue { .. }
+    )
 }
 
 /// The holds each attempt of a trace needs. A step of the same attempt that the server does
 /// for that same attempt (reading the request, storing its key) does not count as coming between.
+/// An attempt that never commits but is answered (an MRTR handler asking for input before its
+/// effect) is held, if at all, before that answer: the fixture's `delay_before_ms` holds the
+/// point where its handler either takes the effect or answers without it.
 pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
     let mut out = BTreeMap::new();
     for (s, a) in actions.iter().enumerate() {
@@ -49,7 +58,8 @@ pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
         // A step comes between unless the server does it for this same attempt.
         let between = |x: &Action| x.actor() != Actor::Server || attempt_of(x) != Some(id);
         let commit = find(s + 1, Action::ServerCommit { call: id.0, attempt: id.1 });
-        let before_commit = actions[s + 1..commit.unwrap_or(actions.len())].iter().any(between);
+        let decision = commit.or_else(|| find(s + 1, Action::ServerRespond { call: id.0, attempt: id.1 }));
+        let before_commit = actions[s + 1..decision.unwrap_or(actions.len())].iter().any(between);
         let before_respond = commit.is_some_and(|m| {
             let respond = find(m + 1, Action::ServerRespond { call: id.0, attempt: id.1 });
             actions[m + 1..respond.unwrap_or(actions.len())].iter().any(between)
@@ -107,5 +117,31 @@ mod tests {
             ClientReceive { call: 0, attempt: 0 },
         ];
         assert_eq!(holds(&t)[&(0, 0)], Hold::default());
+    }
+
+    #[test]
+    fn an_answer_without_an_effect_is_held_only_when_steps_come_before_it() {
+        // MRTR, asking before the effect: the first request is answered with no commit, the
+        // client reads it and continues; nothing comes between request and answer.
+        let t = [
+            ClientCall { call: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerRespond { call: 0, attempt: 0 },
+            ClientReceive { call: 0, attempt: 0 },
+            ClientContinue { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 1, instance: 0 },
+            ServerCommit { call: 0, attempt: 1 },
+        ];
+        let h = holds(&t);
+        assert_eq!(h[&(0, 0)], Hold::default(), "the answer comes at once");
+        assert_eq!(h[&(0, 1)], Hold::default(), "a continuation is a send like any other");
+        // The other call's request comes between: the answer is held.
+        let t = [
+            ClientCall { call: 0 },
+            ClientCall { call: 1 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerRespond { call: 0, attempt: 0 },
+        ];
+        assert_eq!(holds(&t)[&(0, 0)], Hold { before_commit: true, before_respond: false });
     }
 }

@@ -10,7 +10,9 @@ use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
 use mcp_once_model::profile::KeySemantics;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
+use mcp_once_model::{
+    Bounds, Cancellation, ClientPolicy, Config, Handler, KeyLifetime, Profile, ServerImpl, Transport,
+};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -64,6 +66,30 @@ impl Sdk {
             (sdk, Some(c)) => Err(format!(
                 "the {} fixture takes no --cancel: none of its variants is {server} with --cancel {c} (only the Rust fixture's is)",
                 sdk.as_str()
+            )),
+        }
+    }
+
+    /// The options that make this SDK's fixture run its tool as the model's MRTR `handler`
+    /// (none for the default, `effect-only`), or why it cannot: only the Rust fixture takes
+    /// `--handler` and `--rounds` (rmcp 3.11 returns an `InputRequiredResult` from a tool and
+    /// hands the handler the continuation's `inputResponses` and `requestState`); the Python
+    /// and TypeScript fixtures have no tool that asks for input yet.
+    pub fn handler_options(self, handler: Handler) -> Result<Vec<String>, String> {
+        if handler == Handler::default() {
+            return Ok(Vec::new());
+        }
+        match self {
+            Sdk::Rust => Ok(vec![
+                "--handler".into(),
+                handler.kind.as_str().into(),
+                "--rounds".into(),
+                handler.rounds.to_string(),
+            ]),
+            sdk => Err(format!(
+                "the {} fixture has no tool that asks for input (MRTR): it takes no --handler {} (only the Rust fixture's does)",
+                sdk.as_str(),
+                handler.kind
             )),
         }
     }
@@ -150,7 +176,7 @@ impl FixturePaths {
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
-        self.variant_options(sdk, server, false, None, transport, dir)
+        self.variant_options(sdk, server, false, &[], transport, dir)
     }
 
     /// [`FixturePaths::options_for`] for a cell under `profile`: a key server of a profile whose
@@ -165,12 +191,13 @@ impl FixturePaths {
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
-        self.variant_options(sdk, server, status_query, None, transport, dir)
+        self.variant_options(sdk, server, status_query, &[], transport, dir)
     }
 
-    /// [`FixturePaths::options_for_profile`] for the cell `config` (its server, transport and
-    /// cancellation handling): a cell with `--cancel` starts the fixture with it where the SDK's
-    /// fixture takes it ([`Sdk::cancel_option`]), and is refused with the reason where not.
+    /// [`FixturePaths::options_for_profile`] for the cell `config` (its server, transport,
+    /// cancellation handling and handler): a cell with `--cancel` or `--handler` starts the
+    /// fixture with it where the SDK's fixture takes it ([`Sdk::cancel_option`],
+    /// [`Sdk::handler_options`]), and is refused with the reason where not.
     pub fn options_for_cell(
         &self,
         sdk: Sdk,
@@ -180,11 +207,15 @@ impl FixturePaths {
     ) -> Result<ReplayOptions, String> {
         let server = config.server;
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
-        let cancel = sdk.cancel_option(server, config.cancel)?;
-        self.variant_options(sdk, server, status_query, cancel.as_deref(), config.transport, dir)
+        let mut more: Vec<String> = match sdk.cancel_option(server, config.cancel)? {
+            Some(cancel) => vec!["--cancel".into(), cancel],
+            None => Vec::new(),
+        };
+        more.extend(sdk.handler_options(config.handler)?);
+        self.variant_options(sdk, server, status_query, &more, config.transport, dir)
     }
 
-    /// The variant's options: `--outcome-query` and `--cancel` when asked, and for `key-expiring` a retention
+    /// The variant's options: `--outcome-query` and `more` (`--cancel`, `--handler`) when asked, and for `key-expiring` a retention
     /// short enough to wait out in a replay, long enough for every step a trace takes while its
     /// record must still be held.
     fn variant_options(
@@ -192,7 +223,7 @@ impl FixturePaths {
         sdk: Sdk,
         server: ServerImpl,
         outcome_query: bool,
-        cancel: Option<&str>,
+        more: &[String],
         transport: Transport,
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
@@ -201,9 +232,7 @@ impl FixturePaths {
         if outcome_query {
             extra.push("--outcome-query");
         }
-        if let Some(cancel) = cancel {
-            extra.extend(["--cancel", cancel]);
-        }
+        extra.extend(more.iter().map(String::as_str));
         let expiring = server == ServerImpl::KeyExpiring;
         if expiring {
             extra.extend(["--retention-ms", &ms]);

@@ -7,7 +7,7 @@ use crate::replay::observer::{read_ledger_lines, Source};
 use crate::replay::pacing::AttemptId;
 use crate::replay::step::{commit_seen, commit_timeout, stop, summarize, Commit, Done, Stop};
 use crate::replay::types::ReplayVerdict;
-use mcp_once_model::{Action, Transport};
+use mcp_once_model::{Action, State, Transport};
 use serde_json::Value;
 use std::time::Duration;
 use time::format_description::well_known::Rfc3339;
@@ -72,8 +72,9 @@ impl Driver<'_> {
         Err(commit_timeout(&self.session, a, &s, bound, n, expected))
     }
 
-    pub(crate) async fn server_respond(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn server_respond(&mut self, a: AttemptId, state: &State) -> Result<Done, Stop> {
         let resp = self.await_response(a).await?;
+        self.check_answer_kind(a, state, &resp, false)?;
         Ok(Done::observed(summarize(&resp)))
     }
 

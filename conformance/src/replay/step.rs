@@ -44,6 +44,15 @@ pub fn summarize(resp: &Value) -> String {
         return format!("error {}", e);
     }
     let r = resp.get("result").cloned().unwrap_or(Value::Null);
+    if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        let asked: Vec<&str> = r
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let state = if r.get("requestState").is_some() { "with a requestState" } else { "no requestState" };
+        return format!("input required (asks [{}], {state})", asked.join(", "));
+    }
     let text: Vec<&str> = r
         .get("content")
         .and_then(Value::as_array)

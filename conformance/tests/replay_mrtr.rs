@@ -1,0 +1,158 @@
+//! Issue 12, item 1, on a real server: under 2026-07-28 a tool that needs input answers with an
+//! input-required result, the client sends `tools/call` again under a new id with
+//! `inputResponses` and the `requestState` it was given, and the handler runs from the start.
+//! SEP-3182 leaves such continuations outside the key's scope, so with a durable key store a
+//! handler that charges before it asks charges again on its continuation, with no fault at all.
+//! The model's counterexamples are replayed on the Rust fixture started with the cell's
+//! `--handler`: the runner reads the input request, answers it, echoes the state, and the
+//! ledger shows the effects. A handler that carries "effect done" in `requestState` skips the
+//! effect on the same continuation (the model says that cell holds; a replay of a holding cell
+//! proves nothing, so the test shows the fixture's skip in the ledger instead). Real processes;
+//! every process group the runner started is gone after each replay.
+
+use mcp_once_conformance::replay::evidence::Evidence;
+use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
+use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict};
+use mcp_once_model::search::check_property;
+use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::{
+    Action, Bounds, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, McpModel, Profile, PropertyKind,
+    ServerImpl, Transport, Verdict as ModelVerdict,
+};
+use mcp_once_testkit::jsonl::read as read_objects;
+use mcp_once_testkit::process::assert_groups_gone;
+use mcp_once_testkit::scratch;
+use serde_json::Value;
+use std::path::Path;
+
+fn paths() -> FixturePaths {
+    FixturePaths {
+        fixtures_dir: mcp_once_testkit::fixtures::dir(),
+        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
+    }
+}
+
+/// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
+/// durable key store, no crash, the tool's handler of `kind` (one input round).
+fn cell(kind: HandlerKind) -> (Config, Profile) {
+    let profile = Profile::load("sep-3182").unwrap();
+    let config = Config {
+        profile: profile.name.clone(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key: KeyLifetime::PerCall,
+        server: ServerImpl::KeyDurable,
+        cancel: None,
+        handler: Handler::new(kind, None),
+        deployment: Default::default(),
+        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
+    };
+    (config, profile)
+}
+
+/// The model's shortest at-most-once counterexample for the cell, if it has one.
+fn counterexample(config: &Config, profile: &Profile) -> Option<TraceFile> {
+    let model = McpModel::new(config.clone(), profile.clone()).unwrap();
+    let path = check_property(&model, PropertyKind::AtMostOnce).counterexample?;
+    Some(TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false))
+}
+
+/// Replay `trace` on the Rust fixture started for the cell `fixture` (its `--handler`), in `dir`.
+fn run(trace: &TraceFile, fixture: &Config, profile: &Profile, dir: &Path, name: &str) -> ReplayResult {
+    let mut opts = paths().options_for_cell(Sdk::Rust, fixture, profile, dir).unwrap_or_else(|e| panic!("{e}"));
+    opts.revision = None;
+    let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let result = rt.block_on(replay(trace, name, profile.clone(), opts, evidence));
+    assert_groups_gone(&read_objects(result.evidence.as_ref().expect("evidence written")), name);
+    result
+}
+
+fn note(result: &ReplayResult, action: &str) -> String {
+    let step = result.steps.iter().find(|s| s.action.starts_with(action));
+    step.unwrap_or_else(|| panic!("no {action}: {}", result.to_text())).note.clone().unwrap_or_default()
+}
+
+/// The input-after-effect cell's counterexample, checked to be the issue's 8 steps, no fault.
+fn charges_first_trace() -> (TraceFile, Profile) {
+    let (config, profile) = cell(HandlerKind::InputAfterEffect);
+    let trace = counterexample(&config, &profile).expect("the model finds the cell violated");
+    assert_eq!(trace.actions.len(), 8, "{:?}", trace.actions);
+    assert!(trace.actions.contains(&Action::ClientContinue { call: 0, attempt: 1 }), "{:?}", trace.actions);
+    (trace, profile)
+}
+
+#[test]
+fn a_continuation_that_charges_again_under_a_durable_key_is_confirmed_on_the_rust_fixture() {
+    let (trace, profile) = charges_first_trace();
+    let (fixture, _) = cell(HandlerKind::InputAfterEffect);
+    let dir = scratch!("replay-mrtr", "after-effect");
+    let result = run(&trace, &fixture, &profile, &dir, "after-effect");
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    let ledger = read_objects(&dir.join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
+    assert_eq!(ledger[0]["arguments"]["order"], ledger[1]["arguments"]["order"], "one logical call: {ledger:?}");
+    assert!(ledger[0]["idempotency_key"].is_string(), "the first request carries the key: {ledger:?}");
+    assert_eq!(ledger[1]["idempotency_key"], Value::Null, "the continuation carries none: {ledger:?}");
+    assert_ne!(ledger[0]["request_id"], ledger[1]["request_id"], "a new id for the continuation");
+    assert!(note(&result, "ClientReceive").starts_with("input required (asks [confirm_1]"), "{}", result.to_text());
+    let cont = note(&result, "ClientContinue");
+    assert!(
+        cont.contains("continues attempt 0")
+            && cont.contains("inputResponses for [confirm_1]")
+            && cont.contains("requestState echoed"),
+        "{cont}"
+    );
+}
+
+#[test]
+fn a_handler_that_asks_first_is_replayed_as_the_model_has_it() {
+    let (config, profile) = cell(HandlerKind::InputBeforeEffect);
+    let trace = counterexample(&config, &profile).expect("the model finds the cell violated");
+    assert_eq!(trace.actions.len(), 11, "{:?}", trace.actions);
+    let dir = scratch!("replay-mrtr", "before-effect");
+    let result = run(&trace, &config, &profile, &dir, "before-effect");
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    let ledger = read_objects(&dir.join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "{ledger:?}");
+    assert!(ledger.iter().all(|l| l["idempotency_key"].is_null()), "both effects are continuations': {ledger:?}");
+    let retry = note(&result, "ClientRetry");
+    assert!(retry.contains("continues attempt 0") && retry.contains("requestState echoed"), "{retry}");
+}
+
+#[test]
+fn a_stateful_handler_skips_its_effect_on_the_continuation_and_the_cell_holds() {
+    let (stateful, profile) = cell(HandlerKind::InputAfterEffectStateful);
+    for crashes in [0, 1] {
+        let mut c = stateful.clone();
+        c.bounds.crashes = crashes;
+        let model = McpModel::new(c, profile.clone()).unwrap();
+        let r = check_property(&model, PropertyKind::AtMostOnce);
+        assert_eq!(r.verdict, ModelVerdict::Holds, "the model says the stateful cell holds (crashes {crashes})");
+    }
+    // The same continuation as the violating trace's, on a fixture that keeps its progress in
+    // requestState: the continuation is answered without a second effect.
+    let (trace, profile) = charges_first_trace();
+    let dir = scratch!("replay-mrtr", "stateful");
+    let result = run(&trace, &stateful, &profile, &dir, "stateful");
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
+    assert!(result.reason.contains("did not run the side effect"), "{}", result.reason);
+    assert_eq!(read_objects(&dir.join("ledger.jsonl")).len(), 1, "one effect, in the first round");
+    let commit = note(&result, "ClientContinue");
+    assert!(commit.contains("requestState echoed"), "{commit}");
+}
+
+#[test]
+fn only_the_rust_fixture_runs_a_tool_that_asks_for_input() {
+    let handler = Handler::new(HandlerKind::InputAfterEffect, None);
+    assert_eq!(
+        Sdk::Rust.handler_options(handler),
+        Ok(vec!["--handler".into(), "input-after-effect".into(), "--rounds".into(), "1".into()])
+    );
+    for sdk in [Sdk::Python, Sdk::TypeScript, Sdk::TypeScriptV2] {
+        let why = sdk.handler_options(handler).unwrap_err();
+        assert!(why.contains("no tool that asks for input"), "{why}");
+        assert_eq!(sdk.handler_options(Handler::default()), Ok(Vec::new()), "the default needs no option");
+    }
+}
