@@ -9,27 +9,16 @@
 //! after the close), and the model says that cell holds. Real processes, the real ledger and
 //! key files; every process group the runner started is gone after each replay.
 
-use mcp_once_conformance::replay::evidence::Evidence;
-use mcp_once_conformance::replay::interrupt_point::{keys_file, INTERRUPTED_LOG};
-use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
-use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict};
-use mcp_once_model::search::check_property;
-use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{
-    Action, Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl,
-    Transport,
-};
-use mcp_once_testkit::jsonl::{read as read_objects, read_or_empty};
-use mcp_once_testkit::process::assert_groups_gone;
-use mcp_once_testkit::scratch;
-use std::path::Path;
+mod common;
 
-fn paths() -> FixturePaths {
-    FixturePaths {
-        fixtures_dir: mcp_once_testkit::fixtures::dir(),
-        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
-    }
-}
+use common::{counterexample, run};
+use mcp_once_conformance::replay::interrupt_point::{keys_file, INTERRUPTED_LOG};
+use mcp_once_conformance::replay::sdk_fixtures::Sdk;
+use mcp_once_conformance::replay::ReplayVerdict as Verdict;
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{Action, Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
+use mcp_once_testkit::jsonl::{read as read_objects, read_or_empty};
+use mcp_once_testkit::scratch;
 
 /// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
 /// server that records its key after the effect, handling cancellation as `cancel`.
@@ -47,24 +36,6 @@ fn cell(cancel: Cancellation) -> (Config, Profile) {
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     (config, profile)
-}
-
-/// The model's shortest at-most-once counterexample for the cell, if it has one.
-fn counterexample(config: &Config, profile: &Profile) -> Option<TraceFile> {
-    let model = McpModel::new(config.clone(), profile.clone()).unwrap();
-    let path = check_property(&model, PropertyKind::AtMostOnce).counterexample?;
-    Some(TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false))
-}
-
-/// Replay `trace` on the Rust fixture started for the cell `fixture` (its `--cancel`), in `dir`.
-fn run(trace: &TraceFile, fixture: &Config, profile: &Profile, dir: &Path, name: &str) -> ReplayResult {
-    let mut opts = paths().options_for_cell(Sdk::Rust, fixture, profile, dir).unwrap_or_else(|e| panic!("{e}"));
-    opts.revision = None;
-    let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let result = rt.block_on(replay(trace, name, profile.clone(), opts, evidence));
-    assert_groups_gone(&read_objects(result.evidence.as_ref().expect("evidence written")), name);
-    result
 }
 
 /// The interrupting cell's counterexample, checked to be the 8 steps the issue names.

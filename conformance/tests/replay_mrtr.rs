@@ -10,27 +10,20 @@
 //! proves nothing, so the test shows the fixture's skip in the ledger instead). Real processes;
 //! every process group the runner started is gone after each replay.
 
-use mcp_once_conformance::replay::evidence::Evidence;
-use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
-use mcp_once_conformance::replay::{replay, ReplayResult, ReplayVerdict as Verdict};
+mod common;
+
+use common::{counterexample, run};
+use mcp_once_conformance::replay::sdk_fixtures::Sdk;
+use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::search::check_property;
-use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{
     Action, Bounds, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, McpModel, Profile, PropertyKind,
     ServerImpl, Transport, Verdict as ModelVerdict,
 };
 use mcp_once_testkit::jsonl::read as read_objects;
-use mcp_once_testkit::process::assert_groups_gone;
 use mcp_once_testkit::scratch;
 use serde_json::Value;
-use std::path::Path;
-
-fn paths() -> FixturePaths {
-    FixturePaths {
-        fixtures_dir: mcp_once_testkit::fixtures::dir(),
-        rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
-    }
-}
 
 /// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
 /// durable key store, no crash, the tool's handler of `kind` (one input round).
@@ -48,24 +41,6 @@ fn cell(kind: HandlerKind) -> (Config, Profile) {
         bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
     };
     (config, profile)
-}
-
-/// The model's shortest at-most-once counterexample for the cell, if it has one.
-fn counterexample(config: &Config, profile: &Profile) -> Option<TraceFile> {
-    let model = McpModel::new(config.clone(), profile.clone()).unwrap();
-    let path = check_property(&model, PropertyKind::AtMostOnce).counterexample?;
-    Some(TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false))
-}
-
-/// Replay `trace` on the Rust fixture started for the cell `fixture` (its `--handler`), in `dir`.
-fn run(trace: &TraceFile, fixture: &Config, profile: &Profile, dir: &Path, name: &str) -> ReplayResult {
-    let mut opts = paths().options_for_cell(Sdk::Rust, fixture, profile, dir).unwrap_or_else(|e| panic!("{e}"));
-    opts.revision = None;
-    let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let result = rt.block_on(replay(trace, name, profile.clone(), opts, evidence));
-    assert_groups_gone(&read_objects(result.evidence.as_ref().expect("evidence written")), name);
-    result
 }
 
 fn note(result: &ReplayResult, action: &str) -> String {
