@@ -117,8 +117,14 @@ impl McpModel {
             let k = &self.profile.knobs;
             format!("|{:?}|{}|{}", c.handler, k.input_required.value, k.idempotency_continuations.value)
         };
+        // Likewise a cell with one instance; with several, where their store is (read by every
+        // server step).
+        let deployment = match c.deployment.instances {
+            1 => String::new(),
+            n => format!("|instances {n}|store {}|{}", c.store(), self.profile.knobs.server_instances.value),
+        };
         format!(
-            "{rules:?}|{}|{}|{}|{}{cancel}{handler}|{:?}|{:?}",
+            "{rules:?}|{}|{}|{}|{}{cancel}{handler}{deployment}|{:?}|{:?}",
             c.transport, c.client, c.key, c.server, c.bounds, self.view
         )
     }

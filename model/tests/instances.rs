@@ -182,3 +182,15 @@ fn several_instances_are_refused_where_they_cannot_arise() {
     assert_eq!(same.to_string(), base.to_string());
     assert!(base.to_string().contains("--instances 2"), "{base}");
 }
+
+#[test]
+fn cells_that_differ_only_in_their_store_are_different_searches() {
+    let shared = model(cell(ServerImpl::KeyDurable, 2, None, one_call(0)));
+    let own = model(cell(ServerImpl::KeyDurable, 2, Some(StoreScope::PerInstance), one_call(0)));
+    let one = model(cell(ServerImpl::KeyDurable, 1, None, one_call(0)));
+    assert_ne!(shared.behaviour_key(), own.behaviour_key());
+    assert_ne!(shared.behaviour_key(), one.behaviour_key());
+    // And the matrix gives each its own verdict: the shared store holds, its own store does not.
+    let verdict = |m: &McpModel| check_property(m, PropertyKind::AtMostOnce).verdict;
+    assert_eq!((verdict(&shared), verdict(&own)), (Verdict::Holds, Verdict::Violated));
+}

@@ -325,8 +325,9 @@ fn cells_with_input_rounds_match_the_unreduced_model() {
 /// where its preset keeps it, and the durable stores per instance too) has the verdicts,
 /// lengths and worst case of its unreduced model, and its counterexamples are as short as
 /// stateright's; the two-call SEP-3182 `key-durable` cells under 1.5 M unreduced states too
-/// (the instance holding a request is in the view only while it holds it). Measured: 44
-/// one-call searches; of the 12 two-call SEP-3182 durable-store cells, 2 were under the limit.
+/// (the instance holding a request is in the view only while it holds it). Measured: 61
+/// one-call searches; of the 12 two-call SEP-3182 `key-durable` cells (shared and own stores),
+/// 4 are under the limit (about 30 s in all).
 /// The others (two instances multiply the interleavings) are not compared with the unreduced
 /// model anywhere yet: the unlimited comparison above covers the default matrix only.
 #[test]
