@@ -83,10 +83,9 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Whether any configuration flag was given.
-    pub fn any(&self) -> bool {
-        self.profile.is_some()
-            || self.transport.is_some()
+    /// Whether any configuration flag other than `--profile` was given.
+    pub fn any_but_profile(&self) -> bool {
+        self.transport.is_some()
             || self.client.is_some()
             || self.key.is_some()
             || self.server.is_some()

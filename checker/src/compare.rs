@@ -113,6 +113,59 @@ pub struct Change<'a> {
     pub now: Signature,
 }
 
+/// What a change comes to, as the diff's bottom line counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// Some property violated before holds after, and none that held is violated now.
+    Fixed,
+    /// Some property that held is violated after, and none violated before holds now.
+    Regressed,
+    /// The cell applied before and does not after: the second profile rules this configuration
+    /// out (its counterexamples remain for a server or client outside that profile).
+    NoLongerApplicable,
+    /// The cell did not apply before and does after.
+    NewlyApplicable,
+    /// Anything else: fixed and regressed at once, a shorter or longer counterexample, another
+    /// worst case, or a verdict the search could not decide.
+    Other,
+}
+
+impl ChangeKind {
+    /// Every kind, in the order the diff shows them.
+    pub const ALL: &'static [ChangeKind] = &[
+        ChangeKind::Regressed,
+        ChangeKind::Fixed,
+        ChangeKind::NoLongerApplicable,
+        ChangeKind::NewlyApplicable,
+        ChangeKind::Other,
+    ];
+
+    /// The heading of this kind's section, with what it means.
+    pub fn heading(self) -> &'static str {
+        match self {
+            ChangeKind::Regressed => "Regressed: a property that held is violated",
+            ChangeKind::Fixed => "Fixed: a violated property holds",
+            ChangeKind::NoLongerApplicable => {
+                "No longer applicable: the second profile rules this configuration out (its counterexamples remain for a server or client outside it)"
+            }
+            ChangeKind::NewlyApplicable => "Newly applicable: a configuration the first profile had no place for",
+            ChangeKind::Other => "Changed otherwise: fixed and regressed at once, counterexample lengths, worst case, or undecided",
+        }
+    }
+
+    /// The word the bottom line counts this kind with.
+    pub fn word(self) -> &'static str {
+        match self {
+            ChangeKind::Regressed => "regressed",
+            ChangeKind::Fixed => "fixed",
+            ChangeKind::NoLongerApplicable => "no longer applicable",
+            ChangeKind::NewlyApplicable => "newly applicable",
+            ChangeKind::Other => "changed otherwise",
+        }
+    }
+}
+
 /// Whether a counterexample appeared or disappeared with the change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Appearance {
@@ -135,6 +188,33 @@ pub struct CounterexampleChange<'a> {
 }
 
 impl<'a> Change<'a> {
+    /// What this change comes to.
+    pub fn kind(&self) -> ChangeKind {
+        let applies = |c: Option<&Cell>| c.is_some_and(|c| c.outcome.is_ok());
+        match (applies(self.before), applies(self.after)) {
+            (true, false) => return ChangeKind::NoLongerApplicable,
+            (false, true) => return ChangeKind::NewlyApplicable,
+            _ => {}
+        }
+        let pairs = || self.was.verdicts.iter().zip(&self.now.verdicts);
+        let violated = |v: &ShortVerdict| matches!(v, ShortVerdict::Violated { .. });
+        let fixed = pairs().any(|(w, n)| violated(w) && *n == ShortVerdict::Holds);
+        let regressed = pairs().any(|(w, n)| *w == ShortVerdict::Holds && violated(n));
+        match (fixed, regressed) {
+            (true, false) => ChangeKind::Fixed,
+            (false, true) => ChangeKind::Regressed,
+            _ => ChangeKind::Other,
+        }
+    }
+
+    /// Why the cell does not apply after the change (its `n/a` reason), if it does not.
+    pub fn reason_after(&self) -> Option<&'a str> {
+        match self.after {
+            None => Some("not in the second profile's matrix"),
+            Some(c) => c.outcome.as_ref().err().map(String::as_str),
+        }
+    }
+
     /// The new and the vanished counterexamples, in `PropertyKind::ALL` order.
     pub fn counterexamples(&self) -> Vec<CounterexampleChange<'a>> {
         let violated = |cell: Option<&'a Cell>, p: PropertyKind| {
@@ -161,8 +241,21 @@ pub struct Diff<'a> {
     pub a: &'a str,
     /// The second profile's name.
     pub b: &'a str,
+    /// How many cells the two matrices have between them.
+    pub cells: usize,
     /// The cells that change, in `CellKey` order.
     pub changes: Vec<Change<'a>>,
+}
+
+impl Diff<'_> {
+    /// How many changes of each kind, in [`ChangeKind::ALL`] order (kinds with none left out).
+    pub fn counts(&self) -> Vec<(ChangeKind, usize)> {
+        ChangeKind::ALL
+            .iter()
+            .map(|k| (*k, self.changes.iter().filter(|c| c.kind() == *k).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
 }
 
 /// Compare the cells of profile `a` with those of profile `b`.
@@ -172,6 +265,7 @@ pub fn diff<'a>(a: &'a str, cells_a: &'a [Cell], b: &'a str, cells_b: &'a [Cell]
     keys.dedup();
     let find = |cells: &'a [Cell], k: CellKey| cells.iter().find(|c| CellKey::of(&c.config) == k);
     let mut changes = Vec::new();
+    let cells = keys.len();
     for key in keys {
         let (before, after) = (find(cells_a, key), find(cells_b, key));
         let (was, now) = (Signature::of(before), Signature::of(after));
@@ -179,5 +273,5 @@ pub fn diff<'a>(a: &'a str, cells_a: &'a [Cell], b: &'a str, cells_b: &'a [Cell]
             changes.push(Change { key, before, after, was, now });
         }
     }
-    Diff { a, b, changes }
+    Diff { a, b, cells, changes }
 }

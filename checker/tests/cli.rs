@@ -214,10 +214,14 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     let changed = v["changed"].as_array().unwrap();
     // SEP-3182 only adds the key: the cells without a key store are the same model, so the
     // changes are exactly the key-store cells, which did not apply before (2 transports x
-    // 4 stores x (5 policies + 1 per-step framework cell)).
-    assert_eq!(changed.len(), 2 * 4 * 6);
+    // 4 stores x (5 policies + 1 per-step framework cell + 4 per-attempt cells of the policies
+    // that retry)).
+    assert_eq!(changed.len(), 2 * 4 * 10);
+    assert_eq!(v["summary"], json!({"newly-applicable": 80}), "the bottom line");
+    assert_eq!(v["cells"], 2 * 5 * 8 + 2 * 4 * 10, "the cells of both matrices, each once");
     for c in changed {
         assert!(c["before"].is_null() || c["before"]["applicable"] == false, "{c}");
+        assert_eq!(c["kind"], "newly-applicable");
         assert_eq!(c["after"]["applicable"], true);
         assert!(c["after"]["config"]["server"].as_str().unwrap().starts_with("key-"));
     }
@@ -234,6 +238,35 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     let out = mcp_once!().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("0 of the matrix's cells change"));
+}
+
+#[test]
+fn diff_of_a_client_rule_names_the_cells_it_rules_out_with_its_reason() {
+    // A proposal's client half: clients MUST reuse the key on every retry and re-run.
+    let dir = temp("diff-reuse");
+    let file = dir.join("reuse.toml");
+    let cite = "[knobs.idempotency_key_reuse.cite]\nrevision = \"SEP-0\"\npath = \"seps/0.md\"\nsection = \"S\"\nquote = \"q\"\n";
+    let text = format!(
+        "name = \"reuse\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_key_reuse]\nvalue = \"every-rerun\"\n{cite}"
+    );
+    std::fs::write(&file, text).unwrap();
+    let args = ["diff", "sep-3182", file.to_str().unwrap(), "--crashes", "0", "--retries", "1"];
+    let out = mcp_once!().args(args).args(["--format", "markdown", "--no-traces"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let md = stdout(&out);
+    // 2 transports x 4 key stores x (4 per-attempt cells + 1 per-step cell).
+    assert!(md.contains("**Bottom line: 40 no longer applicable.**"), "{md}");
+    assert!(md.contains("Bounds: calls 2, retries 1, crashes 0 in every cell."), "{md}");
+    assert!(md.contains("Legend: "), "{md}");
+    assert!(md.contains("#### No longer applicable"), "{md}");
+    assert!(md.contains("n/a: profile reuse requires a client to reuse its key"), "{md}");
+    assert!(!md.contains("```"), "--no-traces leaves the traces out");
+    assert!(md.len() < 65_536, "fits a GitHub comment: {} bytes", md.len());
+    // With the traces, a ruled-out cell's counterexamples are named as outside the profile.
+    let out = mcp_once!().args(args).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("counterexample outside the second profile"), "{text}");
+    assert!(!text.contains("vanished counterexample"), "{text}");
 }
 
 #[test]

@@ -292,6 +292,11 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                         if client == ClientPolicy::FrameworkRetry {
                             keys.push(KeyLifetime::PerStep);
                         }
+                        // A client that sends a new key on each retry: the cell a proposal's
+                        // client rule (`idempotency_key_reuse`) rules out.
+                        if client != ClientPolicy::NoRetry {
+                            keys.push(KeyLifetime::PerAttempt);
+                        }
                     }
                     for key in keys {
                         cells.push(Config {

@@ -141,7 +141,8 @@ variants!(
         Dropped,
         Lost,
         Interrupted,
-        RespondedInput
+        RespondedInput,
+        Waiting
     ]
 );
 

@@ -5,7 +5,7 @@
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
 use crate::named::named_enum;
-use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeySemantics, Profile, Retention};
+use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, Retention};
 use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -496,6 +496,18 @@ impl Config {
         }
         if self.key == KeyLifetime::PerStep && self.client != ClientPolicy::FrameworkRetry {
             return Err("--key per-step differs from per-call only under --client framework-retry".into());
+        }
+        let reuse = k.idempotency_key_reuse.value;
+        let new_key = match self.key {
+            KeyLifetime::PerAttempt => Some("a new key on every retry"),
+            KeyLifetime::PerStep if reuse == KeyReuse::EveryRerun => Some("a new key on every framework re-run"),
+            _ => None,
+        };
+        if let (Some(what), true) = (new_key, reuse != KeyReuse::Unspecified) {
+            return Err(format!(
+                "profile {} requires a client to reuse its key (knob idempotency_key_reuse = {reuse}), so a client sending {what} (--key {}) is outside it",
+                profile.name, self.key
+            ));
         }
         if self.server.uses_keys() && k.idempotency_semantics.value == KeySemantics::None {
             return Err(format!("profile {} defines no idempotency key, so a key store is outside it", profile.name));

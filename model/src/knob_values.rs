@@ -100,7 +100,12 @@ named_enum!(
     InProgress {
         /// Reject it at once with an error; the client may retry later.
         Reject = "reject",
-        /// Not defined (no key semantics).
+        /// Hold it until the original finishes, then answer it as a duplicate of a finished
+        /// request (replay the stored result); if the original ends with no record (it was
+        /// cancelled before its effect, or its process died), the first waiting duplicate runs.
+        Wait = "wait",
+        /// No rule: no key semantics, or a dedup proposal silent on duplicates in progress. A
+        /// duplicate that arrives while the original still runs is not recognised, and runs.
         None = "none",
     }
 );
@@ -178,5 +183,21 @@ named_enum!(
         None = "none",
         /// Visible to every instance (a store outside the processes).
         Shared = "shared",
+        /// Each instance may keep its own (a key is scoped to the instance that read it): a
+        /// retry that reaches another instance is not recognised.
+        PerInstance = "per-instance",
+    }
+);
+named_enum!(
+    /// What the text asks of a client about reusing its idempotency key (the client half of a
+    /// key proposal).
+    KeyReuse {
+        /// Nothing: a client may send a new key on a retry (`--key per-attempt`) or on a
+        /// framework re-run (`--key per-step`).
+        Unspecified = "unspecified",
+        /// The same key on every retry of a request; a framework re-run may start a new one.
+        EveryRetry = "every-retry",
+        /// The same key on every retry and on every framework re-run of the same logical call.
+        EveryRerun = "every-rerun",
     }
 );

@@ -29,7 +29,7 @@
 
 use crate::action::Action;
 use crate::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
-use crate::profile::{HttpCancel, IdScope, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
+use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
 
@@ -43,6 +43,8 @@ pub(crate) struct Rules {
     disconnect_cancels: bool,
     streams_resume: bool,
     pub(crate) semantics: KeySemantics,
+    /// What a dedup server does with a duplicate of a request still running.
+    pub(crate) in_progress: InProgress,
 }
 
 /// The model of one configuration under one profile. It checks nothing by itself: a search
@@ -74,6 +76,7 @@ impl McpModel {
                 && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream),
             streams_resume: k.sse_resumability.value == Resumability::Required,
             semantics: k.idempotency_semantics.value,
+            in_progress: k.idempotency_in_progress.value,
         };
         let view = View {
             detail: false,
@@ -105,6 +108,7 @@ impl McpModel {
         let mut rules = self.rules.clone();
         if self.config.key == KeyLifetime::None {
             rules.semantics = KeySemantics::None;
+            rules.in_progress = InProgress::None;
         }
         let c = &self.config;
         // A cell with no override keeps the key it had before the cancellation axis existed.
@@ -149,8 +153,12 @@ impl McpModel {
     fn cancel_can_stop(&self, side: ServerSide) -> bool {
         match self.config.cancel() {
             Cancellation::Ignores => false,
-            Cancellation::BeforeEffect => matches!(side, ServerSide::Unseen | ServerSide::Pending),
-            Cancellation::Interrupts => matches!(side, ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected),
+            Cancellation::BeforeEffect => {
+                matches!(side, ServerSide::Unseen | ServerSide::Waiting | ServerSide::Pending)
+            }
+            Cancellation::Interrupts => {
+                matches!(side, ServerSide::Unseen | ServerSide::Waiting | ServerSide::Pending | ServerSide::Effected)
+            }
         }
     }
 
@@ -164,11 +172,12 @@ impl McpModel {
             return;
         }
         s.attempts[c][a].server = match t.server {
-            ServerSide::Pending => ServerSide::Dropped,
+            ServerSide::Pending | ServerSide::Waiting => ServerSide::Dropped,
             _ => ServerSide::Interrupted,
         };
         let st = self.store_of(s, c, a);
-        if t.key != 0 {
+        // A duplicate waiting on its key never held the key's in-progress mark.
+        if t.key != 0 && t.server != ServerSide::Waiting {
             s.keys_running[st][c] &= !Self::key_bit(t.key);
         }
         if t.server == ServerSide::Pending && self.config.server.uses_ids() {
@@ -515,6 +524,9 @@ impl Model for McpModel {
             Action::KeyExpires { call, key } => {
                 s.keys_durable[0][call as usize] &= !Self::key_bit(key);
             }
+        }
+        if self.rules.in_progress == InProgress::Wait {
+            self.wake_waiters(&mut s);
         }
         Some(s)
     }

@@ -87,6 +87,9 @@ pub struct Knob<T> {
     pub cite: Citation,
     /// Name of the profile that set this knob (the profile itself or one it extends).
     pub set_by: String,
+    /// The file that set it (a built-in profile's path in the repository), for errors.
+    #[serde(skip)]
+    pub set_in: String,
 }
 
 /// Every knob the model reads, each with its citation.
@@ -130,6 +133,8 @@ pub struct Knobs {
     pub server_instances: Knob<Instances>,
     /// Where several instances must keep their key records.
     pub idempotency_store: Knob<IdempotencyStore>,
+    /// Whether a client must reuse its key on retries and framework re-runs.
+    pub idempotency_key_reuse: Knob<KeyReuse>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -220,7 +225,7 @@ struct RawProfile {
 
 macro_rules! raw_knobs {
     (@absent $field:ident, $set_by:expr, $file:expr, $text:expr, $default:expr) => {
-        absent_knob($default, $set_by, &format!("`{}`", $default))
+        absent_knob($default, $set_by, $file, &format!("`{}`", $default))
     };
     (@absent $field:ident, $set_by:expr, $file:expr, $text:expr) => {
         return Err(invalid($file, $text, 0..0, format!(
@@ -259,7 +264,7 @@ macro_rules! raw_knobs {
                             )));
                         }
                         spans.insert(KnobId::$id, k.value.span());
-                        Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string() }
+                        Knob { value: k.value.into_inner(), cite: k.cite, set_by: set_by.to_string(), set_in: file.to_string() }
                     }
                     (None, Some(b)) => b.$field.clone(),
                     (None, None) => raw_knobs!(@absent $field, set_by, file, text $(, $default)?),
@@ -269,6 +274,15 @@ macro_rules! raw_knobs {
         }
 
         impl Profile {
+            /// Where knob `id` was set, in words: `` `knobs.NAME = "VALUE"`, set by profile P (FILE)``.
+            fn provenance(&self, id: KnobId) -> String {
+                let k = &self.knobs;
+                match id { $(KnobId::$id => format!(
+                    "`knobs.{} = \"{}\"`, set by profile {} ({})",
+                    stringify!($field), k.$field.value, k.$field.set_by, k.$field.set_in
+                )),+ }
+            }
+
             /// Every knob as (name, value, citation, set_by), in file order, for reports.
             pub fn knob_table(&self) -> Vec<(KnobId, String, &Citation, &str)> {
                 let k = &self.knobs;
@@ -280,7 +294,7 @@ macro_rules! raw_knobs {
 
 /// A knob added after the first release, absent from a file without `extends`: its value
 /// before the knob existed, cited as such.
-fn absent_knob<T>(value: T, set_by: &str, what: &str) -> Knob<T> {
+fn absent_knob<T>(value: T, set_by: &str, file: &str, what: &str) -> Knob<T> {
     let cite = Citation {
         revision: "mcp-once".into(),
         path: "specs/README.md".into(),
@@ -289,7 +303,7 @@ fn absent_knob<T>(value: T, set_by: &str, what: &str) -> Knob<T> {
         note: Some(format!("not set by this profile; taken as {what}, the meaning before the knob existed")),
         normative: false,
     };
-    Knob { value, cite, set_by: set_by.to_string() }
+    Knob { value, cite, set_by: set_by.to_string(), set_in: file.to_string() }
 }
 
 raw_knobs!(
@@ -312,6 +326,7 @@ raw_knobs!(
     idempotency_continuations => IdempotencyContinuations: Continuations = Continuations::None,
     server_instances => ServerInstances: Instances = Instances::Single,
     idempotency_store => IdempotencyStore: IdempotencyStore = IdempotencyStore::None,
+    idempotency_key_reuse => IdempotencyKeyReuse: KeyReuse = KeyReuse::Unspecified,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -403,43 +418,77 @@ impl Profile {
             origin: file.to_string(),
             knobs,
         };
-        if let Err((knob, message)) = profile.validate() {
-            let span = spans.get(&knob).cloned().unwrap_or(0..0);
+        if let Err((knob, other, message)) = profile.validate() {
+            // Point at the knob this file sets (the blamed one, else the one it contradicts),
+            // and say where the other one was set when it was not here.
+            let span = spans.get(&knob).or_else(|| spans.get(&other)).cloned().unwrap_or(0..0);
+            let elsewhere: Vec<String> =
+                [knob, other].into_iter().filter(|k| !spans.contains_key(k)).map(|k| profile.provenance(k)).collect();
+            let message = match elsewhere.is_empty() {
+                true => message,
+                false => format!("{message} (here {})", elsewhere.join("; ")),
+            };
             return Err(invalid(file, text, span, message));
         }
         Ok(profile)
     }
 
-    /// Check that the knobs agree with each other; on error, the knob to blame and why.
-    fn validate(&self) -> Result<(), (KnobId, String)> {
+    /// Check that the knobs agree with each other; on error, the knob to blame, the knob it
+    /// contradicts, and why.
+    fn validate(&self) -> Result<(), (KnobId, KnobId, String)> {
         let k = &self.knobs;
         let has_key = k.idempotency_key.value != KeyPlacement::None;
         let has_sem = k.idempotency_semantics.value != KeySemantics::None;
         if has_key != has_sem {
             return Err((
                 KnobId::IdempotencySemantics,
+                KnobId::IdempotencyKey,
                 "`idempotency_key` and `idempotency_semantics` must both be `none` or both be set".into(),
             ));
         }
         let dedup = k.idempotency_semantics.value == KeySemantics::Dedup;
-        if dedup && k.idempotency_in_progress.value == InProgress::None {
-            return Err((KnobId::IdempotencyInProgress, "key semantics `dedup` needs an in-progress rule".into()));
+        if !dedup && k.idempotency_in_progress.value != InProgress::None {
+            return Err((
+                KnobId::IdempotencyInProgress,
+                KnobId::IdempotencySemantics,
+                "`idempotency_in_progress` is a rule for duplicates, so it needs key semantics `dedup` (`idempotency_semantics`)".into(),
+            ));
         }
         if has_key && k.idempotency_retention.value == Retention::None {
-            return Err((KnobId::IdempotencyRetention, "a profile with a key needs a retention rule".into()));
+            return Err((
+                KnobId::IdempotencyRetention,
+                KnobId::IdempotencyKey,
+                "a profile with a key needs a retention rule".into(),
+            ));
         }
         if has_key && k.idempotency_crash_window.value == CrashWindow::None {
-            return Err((KnobId::IdempotencyCrashWindow, "a profile with a key needs a crash-window rule".into()));
+            return Err((
+                KnobId::IdempotencyCrashWindow,
+                KnobId::IdempotencyKey,
+                "a profile with a key needs a crash-window rule".into(),
+            ));
         }
         let rounds = k.input_required.value != InputRequired::None;
         if (!has_key || !rounds) && k.idempotency_continuations.value != Continuations::None {
             return Err((
                 KnobId::IdempotencyContinuations,
+                if has_key { KnobId::InputRequired } else { KnobId::IdempotencyKey },
                 "`idempotency_continuations` needs both a key and input-required results (`input_required`)".into(),
             ));
         }
         if k.idempotency_store.value != IdempotencyStore::None && !has_key {
-            return Err((KnobId::IdempotencyStore, "`idempotency_store` needs a key (`idempotency_key`)".into()));
+            return Err((
+                KnobId::IdempotencyStore,
+                KnobId::IdempotencyKey,
+                "`idempotency_store` needs a key (`idempotency_key`)".into(),
+            ));
+        }
+        if k.idempotency_key_reuse.value != KeyReuse::Unspecified && !has_key {
+            return Err((
+                KnobId::IdempotencyKeyReuse,
+                KnobId::IdempotencyKey,
+                "`idempotency_key_reuse` needs a key (`idempotency_key`)".into(),
+            ));
         }
         Ok(())
     }

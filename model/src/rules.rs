@@ -23,6 +23,14 @@ pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId
             knobs.push(KnobId::IdempotencyStore);
         }
     }
+    // A retry or re-run that carries a key: the client half of a key proposal allows it.
+    let reuse = model.profile.knobs.idempotency_key_reuse.value;
+    if cfg.key != crate::config::KeyLifetime::None
+        && reuse != crate::profile::KeyReuse::Unspecified
+        && matches!(action, Action::ClientRetry { .. } | Action::FrameworkRetry { .. })
+    {
+        knobs.push(KnobId::IdempotencyKeyReuse);
+    }
     knobs
 }
 
@@ -77,6 +85,37 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
     }
 }
 
+/// A MUST of the profile that a step breaks: the step is one a server (or client) conformant
+/// to the profile does not take, so the model checks a non-conformant party there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breach {
+    /// The knob whose rule the step breaks.
+    pub knob: KnobId,
+    /// What the step does against it, in words.
+    pub what: String,
+}
+
+/// The MUSTs of the profile that `action` (taking the model to `after`) breaks. Today one
+/// step can: a request read by an instance with its own key store, under a profile whose store
+/// MUST be visible to every instance (`idempotency_store = shared`). Every other step the model
+/// takes is one its profile allows.
+pub fn breaches(model: &McpModel, _after: &State, action: &Action) -> Vec<Breach> {
+    let cfg = &model.config;
+    let own_store =
+        cfg.deployment.instances > 1 && cfg.store() == crate::config::StoreScope::PerInstance && cfg.server.has_store();
+    let shared_required = model.profile.knobs.idempotency_store.value == crate::profile::IdempotencyStore::Shared;
+    match action {
+        Action::ServerReceive { instance, .. } if own_store && shared_required => vec![Breach {
+            knob: KnobId::IdempotencyStore,
+            what: format!(
+                "{} reads it with its own key store, which the profile requires to be visible to every instance",
+                server_name(model, *instance)
+            ),
+        }],
+        _ => vec![],
+    }
+}
+
 /// The citations behind `action` (taking the model to `after`), as (knob, value, citation).
 pub fn citations<'m>(model: &'m McpModel, after: &State, action: &Action) -> Vec<(KnobId, String, &'m Citation)> {
     let table = model.profile.knob_table();
@@ -86,8 +125,27 @@ pub fn citations<'m>(model: &'m McpModel, after: &State, action: &Action) -> Vec
         .collect()
 }
 
-/// One sentence saying what `action` did, taking `before` to `after`.
+/// One sentence saying what `action` did, taking `before` to `after`, and what it did to the
+/// duplicates waiting on a key (`idempotency_in_progress = wait`): they are answered in the step
+/// that ends the request they wait on.
 pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State) -> String {
+    let mut out = describe_step(model, before, action, after);
+    for (c, attempts) in after.attempts.iter().enumerate() {
+        for (a, t) in attempts.iter().enumerate() {
+            let woken = match (before.attempts[c][a].server, t.server) {
+                (ServerSide::Waiting, ServerSide::RespondedReplay) => "replays the stored result",
+                (ServerSide::Waiting, ServerSide::Pending) => {
+                    "starts the tool (the request it waited on left no record)"
+                }
+                _ => continue,
+            };
+            out.push_str(&format!("; id {}, which waited on the same key, now {woken}", t.id));
+        }
+    }
+    out
+}
+
+fn describe_step(model: &McpModel, before: &State, action: &Action, after: &State) -> String {
     let http = model.config.transport == Transport::Http;
     let id = |c: u8, a: u8| after.attempts[c as usize][a as usize].id;
     let key = |c: u8, a: u8| match after.attempts[c as usize][a as usize].key {
@@ -150,6 +208,13 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             let what = match after.attempts[call as usize][attempt as usize].server {
                 ServerSide::RespondedReplay => "recognises a duplicate and replays the stored result",
                 ServerSide::RespondedError => "rejects it: a request with this key (or id) is in progress",
+                ServerSide::Waiting => {
+                    "holds it: a request with this key is in progress, and it waits for that one to end"
+                }
+                ServerSide::Pending if unrecognised_duplicate(model, before, call, attempt, instance) => {
+                    "starts the tool, though a request with this key is still running (no in-progress rule: the \
+                     duplicate is not recognised)"
+                }
                 _ if model.config.deployment.instances > 1
                     && model.config.store() == crate::config::StoreScope::PerInstance
                     && model.config.server.has_store() =>
@@ -237,6 +302,17 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             )
         }
     }
+}
+
+/// Whether attempt `(call, attempt)`, read by `instance`, is a duplicate of a request still
+/// running that a dedup server with no in-progress rule does not recognise.
+fn unrecognised_duplicate(model: &McpModel, before: &State, call: u8, attempt: u8, instance: u8) -> bool {
+    let t = before.attempts[call as usize][attempt as usize];
+    model.rules.semantics == crate::profile::KeySemantics::Dedup
+        && model.rules.in_progress == crate::profile::InProgress::None
+        && model.config.server.uses_keys()
+        && t.key != 0
+        && before.keys_running[model.config.store_of(instance)][call as usize] & McpModel::key_bit(t.key) != 0
 }
 
 /// "server", or "server instance N" where the run has several.

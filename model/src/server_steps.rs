@@ -5,7 +5,7 @@
 
 use crate::config::ServerImpl;
 use crate::model::McpModel;
-use crate::profile::KeySemantics;
+use crate::profile::{InProgress, KeySemantics};
 use crate::state::{ClientSide, Msg, Phase, ServerSide, State, MAX_CALLS, MAX_IDS};
 
 impl McpModel {
@@ -71,9 +71,12 @@ impl McpModel {
             }
         } else if server.uses_keys() && t.key != 0 {
             let bit = Self::key_bit(t.key);
-            match self.rules.semantics {
-                KeySemantics::Dedup if self.key_completed(s, st, c, t.key) => ServerSide::RespondedReplay,
-                KeySemantics::Dedup if s.keys_running[st][c] & bit != 0 => ServerSide::RespondedError,
+            let running = s.keys_running[st][c] & bit != 0;
+            match (self.rules.semantics, self.rules.in_progress) {
+                (KeySemantics::Dedup, _) if self.key_completed(s, st, c, t.key) => ServerSide::RespondedReplay,
+                (KeySemantics::Dedup, InProgress::Reject) if running => ServerSide::RespondedError,
+                (KeySemantics::Dedup, InProgress::Wait) if running => ServerSide::Waiting,
+                // No in-progress rule: the duplicate is not recognised, and runs beside the first.
                 _ => {
                     s.keys_running[st][c] |= bit;
                     ServerSide::Pending
@@ -137,6 +140,29 @@ impl McpModel {
         s.attempts[c][a].server = next;
     }
 
+    /// Under `idempotency_in_progress = wait`: each duplicate waiting on a key whose request has
+    /// ended is answered now, in the step that ended it. If the key's record is stored, the
+    /// waiting duplicate replays it; if the request ended with no record (cancelled before its
+    /// effect, or lost with its process), the first waiting duplicate takes the key and runs,
+    /// and the others wait on it.
+    pub(crate) fn wake_waiters(&self, s: &mut State) {
+        for c in 0..MAX_CALLS {
+            for a in 0..s.calls[c].sent as usize {
+                let t = s.attempts[c][a];
+                if t.server != ServerSide::Waiting {
+                    continue;
+                }
+                let st = self.store_of(s, c, a);
+                if self.key_completed(s, st, c, t.key) {
+                    s.attempts[c][a].server = ServerSide::RespondedReplay;
+                } else if s.keys_running[st][c] & Self::key_bit(t.key) == 0 {
+                    s.keys_running[st][c] |= Self::key_bit(t.key);
+                    s.attempts[c][a].server = ServerSide::Pending;
+                }
+            }
+        }
+    }
+
     /// Instance `instance` is killed: the requests it holds are lost, and with them the keys
     /// they were running (in a shared store too: the in-progress mark ends with the process
     /// that runs the request); its own memory is lost. When no instance is left running,
@@ -152,7 +178,8 @@ impl McpModel {
                 let t = s.attempts[c][a];
                 let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
                 let held = t.server.in_flight() && t.instance == instance;
-                if held && t.key != 0 {
+                // A duplicate waiting on its key holds no in-progress mark to release.
+                if held && t.key != 0 && t.server != ServerSide::Waiting {
                     s.keys_running[own][c] &= !Self::key_bit(t.key);
                 }
                 if held || (in_transit && none_left) {

@@ -115,6 +115,9 @@ pub enum ServerSide {
     /// Answered with an input-required result (MRTR): the client is to send the request again
     /// with its input.
     RespondedInput,
+    /// Received as a duplicate of a request still running, and held until that request ends
+    /// (`idempotency_in_progress = wait`); nothing runs meanwhile.
+    Waiting,
 }
 
 impl ServerSide {
@@ -124,7 +127,7 @@ impl ServerSide {
     }
     /// Whether the server holds this attempt in volatile memory (lost on a crash).
     pub fn in_flight(self) -> bool {
-        matches!(self, Self::Pending | Self::Effected | Self::Committed)
+        matches!(self, Self::Waiting | Self::Pending | Self::Effected | Self::Committed)
     }
 }
 
@@ -527,7 +530,7 @@ impl State {
             ClientSide::Waiting => [1 | round, if v.ids_matter { t.id } else { 0 }, t.client as u8, t.server as u8],
             _ => {
                 let server = match t.server {
-                    s @ (ServerSide::Unseen | ServerSide::Pending | ServerSide::Effected) => s,
+                    s @ (ServerSide::Unseen | ServerSide::Waiting | ServerSide::Pending | ServerSide::Effected) => s,
                     _ => ServerSide::Lost,
                 };
                 let reserved = v.ids_reused || (v.ids_outstanding && t.client != ClientSide::Answered);

@@ -68,6 +68,30 @@ fn instances_with_their_own_key_stores_charge_twice_with_no_fault() {
     let cites = rules::citations(&m, &cex.states[at + 1], &cex.actions[at]);
     let store = cites.iter().find(|(k, ..)| *k == KnobId::IdempotencyStore).unwrap();
     assert!(store.2.quote.contains("visible to every instance"), "{:?}", store.2);
+    // That step breaks the MUST, and reports say so; the first instance's read breaks it too
+    // (its store is its own as well), and no other step breaks anything.
+    let breaking: Vec<usize> =
+        (0..cex.len()).filter(|i| !rules::breaches(&m, &cex.states[i + 1], &cex.actions[*i]).is_empty()).collect();
+    let receives: Vec<usize> =
+        (0..cex.len()).filter(|i| matches!(cex.actions[*i], Action::ServerReceive { .. })).collect();
+    assert_eq!(breaking, receives, "{:?}", cex.actions);
+    let b = &rules::breaches(&m, &cex.states[at + 1], &cex.actions[at])[0];
+    assert_eq!(b.knob, KnobId::IdempotencyStore);
+    assert!(b.what.contains("its own key store"), "{}", b.what);
+}
+
+#[test]
+fn only_a_store_of_its_own_breaks_the_store_must() {
+    let m = model(cell(ServerImpl::KeyVolatile, 2, None, one_call(0)));
+    // An in-memory store is the instance's own: under SEP-3182 that breaks the store MUST.
+    let r = check_property(&m, PropertyKind::AtMostOnce);
+    let cex = r.counterexample.expect("violated");
+    assert!((0..cex.len()).any(|i| !rules::breaches(&m, &cex.states[i + 1], &cex.actions[i]).is_empty()));
+    // A durable store shared by both: the worst path breaks nothing.
+    let m = model(cell(ServerImpl::KeyDurable, 2, None, Bounds { calls: 1, retries: 1, crashes: 1 }));
+    let e = explore(&m, &[PropertyKind::AtMostOnce]);
+    let worst = e.worst.trace.as_ref().expect("a path to the worst case");
+    assert!((0..worst.len()).all(|i| rules::breaches(&m, &worst.states[i + 1], &worst.actions[i]).is_empty()));
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! `mcp-once check`: one configuration, the default matrix as a summary, or a trace file
+//! `mcp-once check`: one configuration, the default matrix as a summary (of every built-in
+//! profile, or of the one `--profile` names when it is the only flag), or a trace file
 //! validated against the model.
 
 use crate::args::{properties, BudgetArgs, ConfigArgs, Format};
@@ -48,8 +49,12 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     }
     let props = properties(&a.property)?;
     let budget = a.budget.budget()?;
-    if !a.config.any() {
-        let profiles = builtins();
+    // No flags: every built-in profile's matrix; `--profile P` alone: P's own matrix.
+    if !a.config.any_but_profile() {
+        let profiles = match &a.config.profile {
+            None => builtins(),
+            Some(name) => vec![profile_for(name, &mut builtins())?],
+        };
         let started = std::time::Instant::now();
         let options = Options { worst: true, budget };
         let cells = run_with_progress("checking", default_matrix(&profiles), &props, options, a.out.as_deref())?;

@@ -2,13 +2,13 @@
 
 use crate::args::{BudgetArgs, Format};
 use crate::compare::diff;
-use crate::report::diff::diff_text;
+use crate::report::diff::{diff_text, DiffStyle};
 use crate::report::json::DiffRecord;
 use crate::report::text::colour;
 use crate::run::{builtins, default_matrix, profile_for, run_with_progress};
 use anyhow::Result;
 use clap::Args;
-use mcp_once_model::{Options, PropertyKind};
+use mcp_once_model::{Config, Options, Profile, PropertyKind};
 use std::process::ExitCode;
 
 /// Options of `mcp-once diff`.
@@ -18,11 +18,55 @@ pub struct DiffArgs {
     a: String,
     /// The profile after the change (name or file).
     b: String,
+    /// Logical calls in every cell (1 to 3; default: the default matrix's, 2).
+    #[arg(long)]
+    calls: Option<u8>,
+    /// Retries, or framework re-runs, per call in every cell (0 to 3; default: the default
+    /// matrix's, 1, and 2 under framework-retry).
+    #[arg(long)]
+    retries: Option<u8>,
+    /// Server crashes in every cell (0 to 3; default: the default matrix's, 1).
+    #[arg(long)]
+    crashes: Option<u8>,
+    /// Leave the counterexample traces out: the bottom line, the bounds and each cell's
+    /// verdicts only (short enough for a GitHub comment).
+    #[arg(long)]
+    no_traces: bool,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format: text, markdown or json.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+}
+
+impl DiffArgs {
+    /// The bound flags applied to a cell of the default matrix.
+    fn bounded(&self, mut c: Config) -> Config {
+        let b = &mut c.bounds;
+        b.calls = self.calls.unwrap_or(b.calls);
+        b.retries = self.retries.unwrap_or(b.retries);
+        b.crashes = self.crashes.unwrap_or(b.crashes);
+        c
+    }
+
+    /// The bounds in words, for the report.
+    fn bounds_text(&self) -> String {
+        let given = |v: Option<u8>, what: &str, default: &str| match v {
+            Some(n) => format!("{what} {n}"),
+            None => format!("{what} {default}"),
+        };
+        format!(
+            "{}, {}, {} in every cell{}",
+            given(self.calls, "calls", "2"),
+            given(self.retries, "retries", "1 (framework re-runs 2)"),
+            given(self.crashes, "crashes", "1"),
+            if self.calls.or(self.retries).or(self.crashes).is_none() {
+                " (the default matrix's; --calls, --retries and --crashes change them)"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// Run `mcp-once diff`: exit 0 when no cell changes, 1 when some do.
@@ -31,15 +75,18 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let pa = profile_for(&a.a, &mut loaded)?;
     let pb = profile_for(&a.b, &mut loaded)?;
     let options = Options { worst: true, budget: a.budget.budget()? };
-    let matrix_of = |p: &mcp_once_model::Profile| {
-        run_with_progress(&p.name, default_matrix(std::slice::from_ref(p)), PropertyKind::ALL, options, None)
+    let matrix_of = |p: &Profile| {
+        let cells = default_matrix(std::slice::from_ref(p)).into_iter().map(|(c, p)| (a.bounded(c), p)).collect();
+        run_with_progress(&p.name, cells, PropertyKind::ALL, options, None)
     };
     let (cells_a, cells_b) = (matrix_of(&pa)?, matrix_of(&pb)?);
     let d = diff(&pa.name, &cells_a, &pb.name, &cells_b);
+    let bounds = a.bounds_text();
+    let style = DiffStyle { markdown: false, colour: colour(), no_traces: a.no_traces };
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&DiffRecord::of(&d))?),
-        Format::Markdown => print!("{}", diff_text(&d, true, false)),
-        Format::Text => print!("{}", diff_text(&d, false, colour())),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&DiffRecord::of(&d, &bounds))?),
+        Format::Markdown => print!("{}", diff_text(&d, &bounds, DiffStyle { markdown: true, colour: false, ..style })),
+        Format::Text => print!("{}", diff_text(&d, &bounds, style)),
     }
     Ok(if d.changes.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -269,10 +269,29 @@ fn rules_paragraph(issue: &Issue) -> String {
             seen.push(name);
         }
     }
-    let head = format!(
-        "Every step above is one the profile `{}` allows, so no step breaks one of its MUSTs (the model has no step a MUST forbids). The rules the run rests on, by strength:\n\n",
-        m.profile.name
-    );
+    let breaking: Vec<String> = issue
+        .cex
+        .actions
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !rules::breaches(m, &issue.cex.states[i + 1], a).is_empty())
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    let head = if breaking.is_empty() {
+        format!(
+            "Every step above is one the profile `{}` allows, so no step breaks one of its MUSTs. The rules the run rests on, by strength:\n\n",
+            m.profile.name
+        )
+    } else {
+        format!(
+            "Step{} {} {} a MUST of the profile `{}` (marked above): a server conformant to it does not take {}, so the run shows what a non-conformant server does. Every other step is one the profile allows. The rules the run rests on, by strength:\n\n",
+            if breaking.len() > 1 { "s" } else { "" },
+            breaking.join(", "),
+            if breaking.len() > 1 { "break" } else { "breaks" },
+            m.profile.name,
+            if breaking.len() > 1 { "them" } else { "it" }
+        )
+    };
     let tail = match issue.audience {
         Audience::Server => "Where a rule is a MAY or a SHOULD the server chose; the fix below is a choice the spec leaves it that makes the property hold. A server that ignores cancellation (MAY) still matters: the client, told nothing, retries with a new request id, and nothing lets the server tell the retry from a new call.",
         Audience::Client => "The client's retry is allowed; it resends the call with nothing the server can match to the first attempt. The fix below is a retry policy (or key) under which the property holds against this server.",

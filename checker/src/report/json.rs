@@ -12,7 +12,7 @@
 //! that way (it was built as `serde_json::Value`, whose maps are sorted), and scripts compare it
 //! byte for byte.
 
-use crate::compare::Diff;
+use crate::compare::{ChangeKind, Diff};
 use crate::run::Cell;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
@@ -21,6 +21,7 @@ use mcp_once_model::{
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A configuration, every parameter at the top level.
@@ -279,6 +280,9 @@ pub struct ChangeRecord<'a> {
     pub after: Option<CellRecord<'a>>,
     /// Under the first profile.
     pub before: Option<CellRecord<'a>>,
+    /// What the change comes to: fixed, regressed, no-longer-applicable, newly-applicable or
+    /// other.
+    pub kind: ChangeKind,
 }
 
 /// The cells that change between two profiles, as `diff --format json` prints them.
@@ -288,18 +292,29 @@ pub struct DiffRecord<'a> {
     pub a: &'a str,
     /// The second profile's name.
     pub b: &'a str,
+    /// The bounds the cells were checked at, in words.
+    pub bounds: &'a str,
+    /// How many cells the two matrices have between them.
+    pub cells: usize,
+    /// How many changes of each kind (kinds with none left out): the bottom line.
+    pub summary: BTreeMap<ChangeKind, usize>,
     /// The cells that change.
     pub changed: Vec<ChangeRecord<'a>>,
 }
 
 impl<'a> DiffRecord<'a> {
-    /// The record of `diff`.
-    pub fn of(diff: &Diff<'a>) -> Self {
+    /// The record of `diff`, checked at `bounds`.
+    pub fn of(diff: &Diff<'a>, bounds: &'a str) -> Self {
         let changed = diff
             .changes
             .iter()
-            .map(|c| ChangeRecord { after: c.after.map(CellRecord::of), before: c.before.map(CellRecord::of) })
+            .map(|c| ChangeRecord {
+                after: c.after.map(CellRecord::of),
+                before: c.before.map(CellRecord::of),
+                kind: c.kind(),
+            })
             .collect();
-        DiffRecord { a: diff.a, b: diff.b, changed }
+        let summary = diff.counts().into_iter().collect();
+        DiffRecord { a: diff.a, b: diff.b, bounds, cells: diff.cells, summary, changed }
     }
 }

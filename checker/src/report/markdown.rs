@@ -171,6 +171,9 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
                 cite.quote
             );
         }
+        for b in rules::breaches(m, &cex.states[i + 1], a) {
+            let _ = writeln!(out, "   - **breaks the MUST** of `{}`: {}", b.knob, b.what);
+        }
     }
     out
 }

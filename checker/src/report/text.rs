@@ -34,6 +34,10 @@ pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool)
             let rule = format!("{knob} = {value}: {cite}");
             let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "2", &rule));
         }
+        for b in rules::breaches(&c.model, &cex.states[i + 1], a) {
+            let breach = format!("breaks the MUST of {}: {}", b.knob, b.what);
+            let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "31", &breach));
+        }
     }
     out
 }

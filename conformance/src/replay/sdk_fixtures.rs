@@ -8,7 +8,7 @@ use crate::replay::observer::Observer;
 use crate::replay::process::LaunchSpec;
 use crate::replay::types::{KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
-use mcp_once_model::profile::KeySemantics;
+use mcp_once_model::profile::{InProgress, KeySemantics};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{
     Bounds, Cancellation, ClientPolicy, Config, Handler, KeyLifetime, Profile, ServerImpl, Transport,
@@ -191,6 +191,7 @@ impl FixturePaths {
         dir: &Path,
     ) -> Result<ReplayOptions, String> {
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
+        in_progress_built_in(server, profile)?;
         self.variant_options(sdk, server, status_query, &[], transport, dir)
     }
 
@@ -212,6 +213,7 @@ impl FixturePaths {
             None => Vec::new(),
         };
         more.extend(sdk.handler_options(config.handler)?);
+        in_progress_built_in(server, profile)?;
         self.variant_options(sdk, server, status_query, &more, config.transport, dir)
     }
 
@@ -322,4 +324,18 @@ pub fn scenario_trace(scenario: &Scenario, sdk: Sdk, transport: Transport) -> Re
     let profile = Profile::load("mcp-2025-11-25").map_err(|e| e.to_string())?;
     let trace = scenario.trace(&profile, transport, sdk.server_impl())?.ok_or(NO_TRACE)?;
     Ok((trace, profile))
+}
+
+/// The fixtures' key stores reject a duplicate that arrives while the first request runs
+/// (SEP-3182's rule); a profile with another in-progress rule has no fixture that follows it.
+fn in_progress_built_in(server: ServerImpl, profile: &Profile) -> Result<(), String> {
+    let k = &profile.knobs;
+    let rule = k.idempotency_in_progress.value;
+    if server.uses_keys() && k.idempotency_semantics.value == KeySemantics::Dedup && rule != InProgress::Reject {
+        return Err(format!(
+            "the fixture key stores reject a duplicate in progress; profile {} has idempotency_in_progress = {rule}, which no fixture follows",
+            profile.name
+        ));
+    }
+    Ok(())
 }
