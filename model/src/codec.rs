@@ -12,7 +12,7 @@ use crate::state::{
 
 /// Bytes of one encoded state.
 pub const STATE_BYTES: usize = MAX_CALLS * 5
-    + MAX_CALLS * MAX_ATTEMPTS * 6
+    + MAX_CALLS * MAX_ATTEMPTS * 7
     + 1
     + 1
     + INBOX_CAP
@@ -38,7 +38,7 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
         }
     }
     for t in s.attempts.iter().flatten() {
-        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round, t.instance] {
+        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round, t.instance, t.replayed_round] {
             put(b);
         }
     }
@@ -76,6 +76,7 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
             server: server(next()?)?,
             round: next()?,
             instance: next()?,
+            replayed_round: next()?,
         };
     }
     s.next_id = next()?;
@@ -142,6 +143,7 @@ variants!(
         Lost,
         Interrupted,
         RespondedInput,
+        RespondedReplayInput,
         Waiting
     ]
 );
@@ -248,5 +250,18 @@ mod tests {
             }
         }
         assert!(checked > 2000 && continued);
+    }
+
+    #[test]
+    fn a_replayed_input_request_and_the_kind_an_id_table_stored_read_back() {
+        use crate::state::{ID_ANSWERED, ID_INPUT, ID_INPUT_ROUND};
+        let mut s = State::initial(View::default());
+        s.attempts[1][2].server = ServerSide::RespondedReplayInput;
+        s.attempts[1][2].replayed_round = 1;
+        s.ids_seen[1][5] = 2 | ID_ANSWERED | ID_INPUT | ID_INPUT_ROUND;
+        let mut bytes = [0u8; STATE_BYTES];
+        encode_state(&s, &mut bytes);
+        let back = decode_state(&bytes, s.view).expect("a state");
+        assert_eq!((back.attempts, back.ids_seen), (s.attempts, s.ids_seen));
     }
 }

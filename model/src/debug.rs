@@ -5,7 +5,9 @@
 //! view's flags, calls not started and attempts not sent are left out: the bounds live in the
 //! model, not in the state, so a call shows once it starts and an attempt once it is sent.
 
-use crate::state::{Call, Failure, Phase, ServerSide, State, MAX_IDS, MAX_INSTANCES};
+use crate::state::{
+    Call, Failure, Phase, ServerSide, State, ID_ANSWERED, ID_CALL, ID_INPUT, ID_INPUT_ROUND, MAX_IDS, MAX_INSTANCES,
+};
 use std::fmt;
 
 /// Key `key` (generation + 1) of call `c`, as the trace reports write it (`k0.1`).
@@ -66,8 +68,13 @@ impl State {
                 } else {
                     String::new()
                 };
+                let replayed = if t.server == ServerSide::RespondedReplayInput {
+                    format!(" (round {}'s)", t.replayed_round)
+                } else {
+                    String::new()
+                };
                 out.push(format!(
-                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}{on}",
+                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}{replayed}{on}",
                     t.id, t.client, t.server
                 ));
             }
@@ -105,9 +112,15 @@ impl State {
             .filter(|(i, id)| self.ids_seen[*i][*id] != 0)
             .map(|(i, id)| {
                 let v = self.ids_seen[i][id];
-                let done = if v & 0x80 != 0 { ", completed" } else { "" };
+                let done = match (v & ID_ANSWERED != 0, v & ID_INPUT != 0) {
+                    (false, _) => String::new(),
+                    (true, false) => ", completed".into(),
+                    (true, true) => {
+                        format!(", completed, input-required answer of round {}", u8::from(v & ID_INPUT_ROUND != 0))
+                    }
+                };
                 let store = if i > 0 { format!(", store {i}") } else { String::new() };
-                format!("{id} (call {}{done}{store})", (v & 0x7f) - 1)
+                format!("{id} (call {}{done}{store})", (v & ID_CALL) - 1)
             })
             .collect();
         if !ids.is_empty() {
@@ -143,6 +156,7 @@ mod tests {
             server: ServerSide::Committed,
             round: 0,
             instance: 0,
+            replayed_round: 0,
         };
         s.ledger[0] = 1;
         s.keys_durable[0][0] = 1;

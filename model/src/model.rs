@@ -140,11 +140,47 @@ impl McpModel {
     }
 
     /// Retries (and framework re-runs) call `c` has used: its attempts after the first, less
-    /// its MRTR continuations (an attempt whose round is past the one before it).
+    /// its MRTR continuations (an attempt whose round is past the one before it, or that
+    /// follows a replayed input-required answer the client read: that one may carry an earlier
+    /// round's input request, so its continuation need not be of a later round).
     fn retries_used(s: &State, c: usize) -> u8 {
         let sent = s.calls[c].sent as usize;
-        let continuations = (1..sent).filter(|a| s.attempts[c][*a].round > s.attempts[c][a - 1].round).count();
+        let continues = |a: usize| {
+            let (before, t) = (s.attempts[c][a - 1], s.attempts[c][a]);
+            t.round > before.round
+                || (before.server == ServerSide::RespondedReplayInput && before.client == ClientSide::Answered)
+        };
+        let continuations = (1..sent).filter(|a| continues(*a)).count();
         (sent.saturating_sub(1) - continuations) as u8
+    }
+
+    /// The round of the continuation call `c` sends next: it answers the input request the
+    /// client read, the one of the round after that answer's request (for a replayed answer,
+    /// the round of the request it was stored for, not of the request that found it).
+    fn continuation_round(s: &State, c: usize) -> u8 {
+        let asked = |t: &Attempt| match t.server {
+            ServerSide::RespondedReplayInput => t.replayed_round,
+            _ => t.round,
+        };
+        s.latest(c).map_or(0, |a| asked(&s.attempts[c][a])) + 1
+    }
+
+    /// Whether call `c` may send its continuation and still have, within the model's
+    /// `MAX_ATTEMPTS` requests a call, room for every request its later rounds and its retries
+    /// left may need (`Config::applicable` sizes the bounds so for the handler's own rounds).
+    /// An id table's replayed input request can cost a continuation more than the rounds (the
+    /// answer of an earlier round); a call with no room for it is left asking for input,
+    /// neither succeeded nor failed, so no property reads it: paths past that point are not
+    /// explored (a bound of the model, never a violation it makes up).
+    fn room_to_continue(&self, s: &State, c: usize) -> bool {
+        let rounds = self.config.handler.rounds as usize;
+        let later_rounds = rounds.saturating_sub(Self::continuation_round(s, c) as usize);
+        let retries_left = (self.config.bounds.retries as usize).saturating_sub(Self::retries_used(s, c) as usize);
+        let retry_requests = match self.config.client {
+            ClientPolicy::FrameworkRetry => retries_left * (1 + rounds),
+            _ => retries_left,
+        };
+        s.calls[c].sent as usize + 1 + later_rounds + retry_requests <= MAX_ATTEMPTS
     }
 
     /// Whether a cancellation sent while the server has attempt `t` at `side` can still change
@@ -257,6 +293,7 @@ impl McpModel {
             client: ClientSide::Waiting,
             server: if up { ServerSide::Unseen } else { ServerSide::Lost },
             instance: 0,
+            replayed_round: 0,
         };
         if up {
             s.inbox.push(Msg::request(c, a), self.rules.ordered);
@@ -344,7 +381,10 @@ impl Model for McpModel {
                         out.push(Action::StepFails { call: c8 });
                     }
                 }
-                Phase::InputRequired => out.push(Action::ClientContinue { call: c8, attempt: call.sent }),
+                Phase::InputRequired if self.room_to_continue(s, c) => {
+                    out.push(Action::ClientContinue { call: c8, attempt: call.sent })
+                }
+                Phase::InputRequired => {}
             }
         }
         let instances = cfg.deployment.instances;
@@ -433,7 +473,7 @@ impl Model for McpModel {
                 if s.attempts[c][a].server == ServerSide::RespondedError {
                     Self::fail(&mut s, c, Failure::ErrorReply);
                 } else {
-                    s.calls[c].phase = self.after_result(s.attempts[c][a].round);
+                    s.calls[c].phase = Self::after_answer(s.attempts[c][a].server);
                     s.calls[c].failure = Failure::None;
                 }
             }
@@ -473,7 +513,7 @@ impl Model for McpModel {
             Action::ClientContinue { call, .. } => {
                 let c = call as usize;
                 let step = s.calls[c].step;
-                let round = s.latest(c).map_or(0, |a| s.attempts[c][a].round) + 1;
+                let round = Self::continuation_round(&s, c);
                 self.send_attempt(&mut s, c, step, round, true);
             }
             Action::StepFails { call } => Self::fail(&mut s, call as usize, Failure::StepError),

@@ -134,6 +134,7 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
         for (a, t) in attempts.iter().enumerate() {
             let woken = match (before.attempts[c][a].server, t.server) {
                 (ServerSide::Waiting, ServerSide::RespondedReplay) => "replays the stored result",
+                (ServerSide::Waiting, ServerSide::RespondedReplayInput) => "replays the stored input-required answer",
                 (ServerSide::Waiting, ServerSide::Pending) => {
                     "starts the tool (the request it waited on left no record)"
                 }
@@ -168,11 +169,22 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             format!("client {how} id {}", id(call, attempt))
         }
         Action::ClientReceive { call, attempt } => {
-            let what = match after.attempts[call as usize][attempt as usize].server {
-                ServerSide::RespondedReplay => "the replayed result of an earlier request",
-                ServerSide::RespondedError => "an error (duplicate in progress)",
-                ServerSide::RespondedInput => "an input-required result (MRTR)",
-                _ => "a success result",
+            let t = after.attempts[call as usize][attempt as usize];
+            let what = match t.server {
+                ServerSide::RespondedReplay if model.config.handler.asks_input(t.round) => {
+                    "the replayed final result stored for this id (its own round would ask for input)".into()
+                }
+                ServerSide::RespondedReplay => "the replayed result of an earlier request".to_string(),
+                ServerSide::RespondedError => "an error (duplicate in progress)".into(),
+                ServerSide::RespondedInput => "an input-required result (MRTR)".into(),
+                ServerSide::RespondedReplayInput if model.config.server.uses_keys() => {
+                    "the replayed input-required answer stored with its key".into()
+                }
+                ServerSide::RespondedReplayInput => format!(
+                    "the replayed input-required answer stored for id {} (the input request of round {})",
+                    t.id, t.replayed_round
+                ),
+                _ => "a success result".into(),
             };
             format!(
                 "client receives {what} for id {}; logical call {call} is now {:?}",
@@ -205,8 +217,18 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             format!("the HTTP response stream of id {} breaks; the client sees a transport error", id(call, attempt))
         }
         Action::ServerReceive { call, attempt, instance } => {
-            let what = match after.attempts[call as usize][attempt as usize].server {
+            let t = after.attempts[call as usize][attempt as usize];
+            let replayed_input = if model.config.server.uses_keys() {
+                "recognises a repeated key and replays the input-required answer stored with it".to_string()
+            } else {
+                format!(
+                    "recognises an answered id and replays the input-required answer stored for id {} (round {}'s)",
+                    t.id, t.replayed_round
+                )
+            };
+            let what = match t.server {
                 ServerSide::RespondedReplay => "recognises a duplicate and replays the stored result",
+                ServerSide::RespondedReplayInput => &replayed_input,
                 ServerSide::RespondedError => "rejects it: a request with this key (or id) is in progress",
                 ServerSide::Waiting => {
                     "holds it: a request with this key is in progress, and it waits for that one to end"
@@ -297,8 +319,9 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             };
             format!(
                 "client answers the input request and sends tools/call for logical call {call} again with inputResponses \
-                 and requestState, as a new request (JSON-RPC id {}{scope}); the handler runs from the start",
-                id(call, attempt)
+                 and requestState, as a new request (JSON-RPC id {}, round {}{scope}); the handler runs from the start",
+                id(call, attempt),
+                after.attempts[call as usize][attempt as usize].round
             )
         }
     }

@@ -3,10 +3,16 @@
 //! (a result, or an input-required result under multi round-trip requests), and loses its
 //! memory in a crash.
 
+use crate::config::Handler;
 use crate::config::ServerImpl;
 use crate::model::McpModel;
 use crate::profile::{InProgress, KeySemantics};
-use crate::state::{ClientSide, Msg, Phase, ServerSide, State, MAX_CALLS, MAX_IDS};
+use crate::state::{
+    ClientSide, Msg, Phase, ServerSide, State, ID_ANSWERED, ID_INPUT, ID_INPUT_ROUND, MAX_CALLS, MAX_IDS,
+};
+
+// An id-table entry keeps the round of a stored input-required answer in one bit.
+const _: () = assert!(Handler::MAX_ROUNDS <= 2, "ID_INPUT_ROUND holds rounds 0 and 1 only");
 
 impl McpModel {
     pub(crate) fn key_bit(key: u8) -> u8 {
@@ -54,6 +60,16 @@ impl McpModel {
     }
 
     /// Instance `instance` reads the request of `(c, a)` and looks it up in its store.
+    ///
+    /// An id table replays the answer stored for the id, of the kind it was: the id may have
+    /// been another call's, or another round's (ids start again after a stdio restart; an id
+    /// may be reused once its request is answered), so a request can be answered with an
+    /// input-required result where its own round would give the final one, or the reverse.
+    ///
+    /// A key store cannot do that: a key is sent on first requests only (round 0; every
+    /// continuation goes without one, `key_of`), a key belongs to one call, and every round-0
+    /// request of a handler is answered alike, so the answer stored for a key is always of the
+    /// kind the request that finds it would get.
     pub(crate) fn receive_request(&self, s: &mut State, c: usize, a: usize, instance: u8) {
         s.attempts[c][a].instance = instance;
         let t = s.attempts[c][a];
@@ -64,16 +80,19 @@ impl McpModel {
             if seen == 0 {
                 s.ids_seen[st][t.id as usize] = c as u8 + 1;
                 ServerSide::Pending
-            } else if seen & 0x80 != 0 {
-                ServerSide::RespondedReplay
-            } else {
+            } else if seen & ID_ANSWERED == 0 {
                 ServerSide::RespondedError
+            } else if seen & ID_INPUT != 0 {
+                s.attempts[c][a].replayed_round = u8::from(seen & ID_INPUT_ROUND != 0);
+                ServerSide::RespondedReplayInput
+            } else {
+                ServerSide::RespondedReplay
             }
         } else if server.uses_keys() && t.key != 0 {
             let bit = Self::key_bit(t.key);
             let running = s.keys_running[st][c] & bit != 0;
             match (self.rules.semantics, self.rules.in_progress) {
-                (KeySemantics::Dedup, _) if self.key_completed(s, st, c, t.key) => ServerSide::RespondedReplay,
+                (KeySemantics::Dedup, _) if self.key_completed(s, st, c, t.key) => self.key_replay(s, c, a),
                 (KeySemantics::Dedup, InProgress::Reject) if running => ServerSide::RespondedError,
                 (KeySemantics::Dedup, InProgress::Wait) if running => ServerSide::Waiting,
                 // No in-progress rule: the duplicate is not recognised, and runs beside the first.
@@ -96,11 +115,21 @@ impl McpModel {
         let st = self.store_of(s, c, a);
         let server = self.config.server;
         if server.uses_ids() {
-            s.ids_seen[st][t.id as usize] |= 0x80;
+            s.ids_seen[st][t.id as usize] |= self.stored_answer(t.round);
         } else if server.uses_keys() && t.key != 0 {
             self.store_key(s, st, c, t.key);
         }
         s.attempts[c][a].server = self.answer(t.round);
+    }
+
+    /// The id-table bits of a completed request of `round`: answered, and the kind of its
+    /// answer (input-required, with its round, or final).
+    fn stored_answer(&self, round: u8) -> u8 {
+        match self.answer(round) {
+            ServerSide::RespondedInput if round > 0 => ID_ANSWERED | ID_INPUT | ID_INPUT_ROUND,
+            ServerSide::RespondedInput => ID_ANSWERED | ID_INPUT,
+            _ => ID_ANSWERED,
+        }
     }
 
     /// What the handler answers for a request of `round`: input-required or a success.
@@ -112,8 +141,19 @@ impl McpModel {
         }
     }
 
-    /// Where the client stands after reading a result for a request of `round` (its own
-    /// answer, or one replayed or found for it): input-required or done.
+    /// Where the client stands after reading an answer (its own, or one the id table
+    /// replayed, of the kind it was stored as): input-required or done.
+    pub(crate) fn after_answer(side: ServerSide) -> Phase {
+        if side.asks_input() {
+            Phase::InputRequired
+        } else {
+            Phase::Succeeded
+        }
+    }
+
+    /// Where the client stands after an outcome query finds the completed key record of a
+    /// request of `round`: input-required or done (a key is on round-0 requests only, and the
+    /// record's answer is the one of its own request's round: see `receive_request`).
     pub(crate) fn after_result(&self, round: u8) -> Phase {
         if self.config.handler.asks_input(round) {
             Phase::InputRequired
@@ -129,7 +169,7 @@ impl McpModel {
         let server = self.config.server;
         let mut next = ServerSide::Committed;
         if server.uses_ids() {
-            s.ids_seen[st][t.id as usize] |= 0x80;
+            s.ids_seen[st][t.id as usize] |= self.stored_answer(t.round);
         } else if server.uses_keys() && t.key != 0 {
             if server == ServerImpl::KeyAfterEffect {
                 next = ServerSide::Effected;
@@ -138,6 +178,19 @@ impl McpModel {
             }
         }
         s.attempts[c][a].server = next;
+    }
+
+    /// The answer a key store replays to attempt `(c, a)`: the one stored with the key, which
+    /// is of the kind this request's own round gives (see `receive_request`), so an
+    /// input-required one where the handler asks for input in that round.
+    fn key_replay(&self, s: &mut State, c: usize, a: usize) -> ServerSide {
+        let round = s.attempts[c][a].round;
+        if self.config.handler.asks_input(round) {
+            s.attempts[c][a].replayed_round = round;
+            ServerSide::RespondedReplayInput
+        } else {
+            ServerSide::RespondedReplay
+        }
     }
 
     /// Under `idempotency_in_progress = wait`: each duplicate waiting on a key whose request has
@@ -154,7 +207,7 @@ impl McpModel {
                 }
                 let st = self.store_of(s, c, a);
                 if self.key_completed(s, st, c, t.key) {
-                    s.attempts[c][a].server = ServerSide::RespondedReplay;
+                    s.attempts[c][a].server = self.key_replay(s, c, a);
                 } else if s.keys_running[st][c] & Self::key_bit(t.key) == 0 {
                     s.keys_running[st][c] |= Self::key_bit(t.key);
                     s.attempts[c][a].server = ServerSide::Pending;

@@ -115,6 +115,9 @@ pub enum ServerSide {
     /// Answered with an input-required result (MRTR): the client is to send the request again
     /// with its input.
     RespondedInput,
+    /// The stored input-required answer of an earlier request with this JSON-RPC id was written
+    /// back; nothing ran. It is round [`Attempt::replayed_round`]'s input request (id tables).
+    RespondedReplayInput,
     /// Received as a duplicate of a request still running, and held until that request ends
     /// (`idempotency_in_progress = wait`); nothing runs meanwhile.
     Waiting,
@@ -123,7 +126,18 @@ pub enum ServerSide {
 impl ServerSide {
     /// Whether a response for this attempt has been written.
     pub fn responded(self) -> bool {
-        matches!(self, Self::RespondedOk | Self::RespondedReplay | Self::RespondedError | Self::RespondedInput)
+        matches!(
+            self,
+            Self::RespondedOk
+                | Self::RespondedReplay
+                | Self::RespondedError
+                | Self::RespondedInput
+                | Self::RespondedReplayInput
+        )
+    }
+    /// Whether this answer is an input-required result (the server's own or a replayed one).
+    pub fn asks_input(self) -> bool {
+        matches!(self, Self::RespondedInput | Self::RespondedReplayInput)
     }
     /// Whether the server holds this attempt in volatile memory (lost on a crash).
     pub fn in_flight(self) -> bool {
@@ -151,6 +165,10 @@ pub struct Attempt {
     /// The server instance that read it (0 until read; always 0 with one instance).
     #[serde(skip_serializing_if = "is_zero")]
     pub instance: u8,
+    /// With [`ServerSide::RespondedReplayInput`]: the round of the request whose input-required
+    /// answer was replayed (the continuation that answers it is of the round after); else 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub replayed_round: u8,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -286,12 +304,22 @@ pub struct State {
     pub keys_volatile: [[u8; MAX_CALLS]; MAX_INSTANCES],
     /// Keys whose request is executing (released when its instance dies).
     pub keys_running: [[u8; MAX_CALLS]; MAX_INSTANCES],
-    /// JSON-RPC ids seen by an id-deduplicating server: 0 = unseen, else call + 1, with bit 7
-    /// set once that request completed. Volatile for dedup-by-id, durable for
+    /// JSON-RPC ids seen by an id-deduplicating server: 0 = unseen, else call + 1 ([`ID_CALL`]),
+    /// with [`ID_ANSWERED`] set once that request completed, and the kind of the answer stored
+    /// for it ([`ID_INPUT`], [`ID_INPUT_ROUND`]). Volatile for dedup-by-id, durable for
     /// dedup-by-id-durable.
     #[serde(serialize_with = "serialize_ids")]
     pub ids_seen: [[u8; MAX_IDS + 1]; MAX_INSTANCES],
 }
+
+/// Id-table entry bits: the call of the id's request, plus 1.
+pub const ID_CALL: u8 = 0x03;
+/// Id-table entry bit: the request completed, and its answer is stored.
+pub const ID_ANSWERED: u8 = 0x80;
+/// Id-table entry bit: the stored answer is an input-required result (MRTR), not a final one.
+pub const ID_INPUT: u8 = 0x40;
+/// Id-table entry bit: the stored input-required answer is round 1's (else round 0's).
+pub const ID_INPUT_ROUND: u8 = 0x20;
 
 /// One id table as a map from id to its entry.
 struct IdTable<'a>(&'a [u8; MAX_IDS + 1]);
@@ -301,7 +329,11 @@ impl Serialize for IdTable<'_> {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(None)?;
         for (id, v) in self.0.iter().enumerate().filter(|(_, v)| **v != 0) {
-            let entry = serde_json::json!({"call": (v & 0x7f) - 1, "completed": v & 0x80 != 0});
+            let mut entry = serde_json::json!({"call": (v & ID_CALL) - 1, "completed": v & ID_ANSWERED != 0});
+            // Written only for an input-required answer, so traces keep the shape they had.
+            if v & ID_INPUT != 0 {
+                entry["input_required_round"] = serde_json::json!(u8::from(v & ID_INPUT_ROUND != 0));
+            }
             map.serialize_entry(&id, &entry)?;
         }
         map.end()
@@ -476,12 +508,18 @@ impl State {
         p.put_all(&msgs);
         p.put(self.server.up[0] as u8 | (self.server.up[1] as u8) << 1);
         p.put(self.server.crashes);
-        // Each id's entries in both tables, in one byte: seen and completed (lean), or the
-        // call too (3 bits a table).
+        // Each id's entries in both tables, in one byte, a nibble each: seen (lean) or the
+        // call, then what is stored in 2 bits (0 nothing yet, 1 a final answer, 2 or 3 the
+        // input-required answer of round 0 or 1).
+        let stored = |v: u8| match (v & ID_ANSWERED != 0, v & ID_INPUT != 0) {
+            (false, _) => 0,
+            (true, false) => 1,
+            (true, true) => 2 | u8::from(v & ID_INPUT_ROUND != 0),
+        };
         let entry = |v: u8| match (v, lean) {
             (0, _) => 0,
-            (v, true) => 1 | (v >> 7) << 1,
-            (v, false) => (v & 0x3) | (v >> 7) << 2,
+            (v, true) => 1 | stored(v) << 1,
+            (v, false) => (v & ID_CALL) | stored(v) << 2,
         };
         for id in 0..=MAX_IDS {
             p.put(entry(self.ids_seen[0][id]) | entry(self.ids_seen[1][id]) << 4);
@@ -517,11 +555,17 @@ impl State {
 
     /// An attempt as the view sees it: tag (0 unsent, 1 waiting or seen in full, 2 closed;
     /// its MRTR round at bits 2-3: it tells continuations from retries; at bit 4 the instance
-    /// that holds it, while one does), id, client side, server side.
+    /// that holds it, while one does; at bits 5-6 a replayed input-required answer and its
+    /// round, while the client may still read it or once it has: the attempt after it is a
+    /// continuation), id, client side, server side.
     fn attempt_view(&self, t: &Attempt) -> [u8; 4] {
         let v = self.view;
         let held = v.detail || t.server.in_flight();
-        let round = t.round << 2 | if held { t.instance << 4 } else { 0 };
+        let replayed_input = t.server == ServerSide::RespondedReplayInput
+            && (v.detail || matches!(t.client, ClientSide::Waiting | ClientSide::Answered));
+        let replay = if replayed_input { 0x20 | t.replayed_round << 6 } else { 0 };
+        let instance = if held { t.instance << 4 } else { 0 };
+        let round = t.round << 2 | instance | replay;
         if v.detail {
             return [1 | round, t.id, t.client as u8, t.server as u8];
         }

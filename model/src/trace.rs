@@ -101,7 +101,12 @@ fn action_json(a: &Action) -> Value {
 fn state_vars(model: &McpModel, s: &crate::state::State) -> Map<String, Value> {
     let Value::Object(map) = serde_json::to_value(s).expect("states serialise") else { unreachable!() };
     let calls = model.config.bounds.calls as usize;
-    let attempts = model.config.bounds.retries as usize + 1;
+    // A handler that asks for input sends continuations, attempts of their own (and after an
+    // id table's replayed input request, more of them than its rounds): all are written.
+    let attempts = match model.config.handler.rounds {
+        0 => model.config.bounds.retries as usize + 1,
+        _ => crate::state::MAX_ATTEMPTS,
+    };
     let instances = model.config.deployment.instances as usize;
     let stores = if instances > 1 && model.config.store() == StoreScope::PerInstance { 2 } else { 1 };
     let mut out = Map::new();

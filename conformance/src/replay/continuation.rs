@@ -4,7 +4,9 @@
 //! `requestState` it returned, under the new id the trace's state gives, no idempotency key:
 //! SEP-3182 leaves continuations outside the key's scope), and the check that an answer is of
 //! the kind the trace's server gives (an input-required result where the model has
-//! `RespondedInput`, a final result where it has `RespondedOk`).
+//! `RespondedInput` or, from an id table, `RespondedReplayInput`; a final result where it has
+//! `RespondedOk` or `RespondedReplay`: an id table replays the answer stored for the id, of the
+//! kind it was stored as, whatever the round of the request that finds it).
 
 use crate::replay::driver::Driver;
 use crate::replay::pacing::AttemptId;
@@ -115,9 +117,10 @@ impl Driver<'_> {
     }
 
     /// Whether attempt `a`'s answer `resp` is of the kind the trace's `state` has: the server's
-    /// own answer (`ServerRespond`: `RespondedInput` or `RespondedOk`) or what the client read
-    /// (`ClientReceive`: the call left asking for input, or succeeded). An error answer is
-    /// judged elsewhere.
+    /// answer (`RespondedInput` or `RespondedReplayInput` ask for input, `RespondedOk` or
+    /// `RespondedReplay` are final) or what the client read (`ClientReceive`: the call left
+    /// asking for input, or succeeded, as the answer's kind says). An error answer is judged
+    /// elsewhere.
     pub(crate) fn check_answer_kind(&self, a: AttemptId, state: &State, resp: &Value, read: bool) -> Result<(), Stop> {
         if resp.get("error").is_some() {
             return Ok(());
@@ -132,8 +135,8 @@ impl Driver<'_> {
             }
         } else {
             match state.attempts[c][i].server {
-                ServerSide::RespondedInput => Some(true),
-                ServerSide::RespondedOk => Some(false),
+                ServerSide::RespondedInput | ServerSide::RespondedReplayInput => Some(true),
+                ServerSide::RespondedOk | ServerSide::RespondedReplay => Some(false),
                 _ => None,
             }
         };
