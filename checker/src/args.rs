@@ -308,6 +308,7 @@ impl TargetArgs {
             hold_args,
             evidence_dir: self.evidence.clone(),
             key_retention: None,
+            more_instances: Vec::new(),
         })
     }
 }
