@@ -307,6 +307,7 @@ impl TargetArgs {
             hold_args,
             evidence_dir: self.evidence.clone(),
             key_retention: None,
+            more_instances: Vec::new(),
         })
     }
 }

@@ -118,6 +118,7 @@ fn soak(runs: usize) {
             hold_args: None,
             evidence_dir: None,
             key_retention: None,
+            more_instances: Vec::new(),
         };
         let evidence = Evidence::new(None).expect("evidence");
         let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));

@@ -126,14 +126,7 @@ pub enum ServerSide {
 impl ServerSide {
     /// Whether a response for this attempt has been written.
     pub fn responded(self) -> bool {
-        matches!(
-            self,
-            Self::RespondedOk
-                | Self::RespondedReplay
-                | Self::RespondedError
-                | Self::RespondedInput
-                | Self::RespondedReplayInput
-        )
+        self.asks_input() || matches!(self, Self::RespondedOk | Self::RespondedReplay | Self::RespondedError)
     }
     /// Whether this answer is an input-required result (the server's own or a replayed one).
     pub fn asks_input(self) -> bool {

@@ -4,7 +4,9 @@
 use crate::args::{BudgetArgs, ConfigArgs, OutFormat};
 use crate::confirm::{confirm, jobs, ConfirmOptions};
 use crate::report::confirm::{confirm_text, ConfirmRecord};
-use crate::run::{builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads};
+use crate::run::{
+    builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
+};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
@@ -90,6 +92,8 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
         f.retries.map(|v| format!("--retries {v}")),
         f.crashes.map(|v| format!("--crashes {v}")),
         f.cancel.map(|v| format!("--cancel {v}")),
+        f.instances.map(|v| format!("--instances {v}")),
+        f.store.map(|v| format!("--store {v}")),
     ]
     .into_iter()
     .flatten()
@@ -111,8 +115,18 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     // The same for `--handler` (its cells run on the fixtures that take it, the Rust one; on
     // the others they come out inconclusive with the reason).
     let handlers: Vec<_> = a.config.handler.into_iter().collect();
-    let cells: Vec<_> = matrix_cells(&profiles, &cancels, &handlers)
+    // `--instances N` puts every cell in a deployment of N instances (each store where its
+    // preset keeps it, or where `--store` says), as `matrix --instances` does.
+    if a.config.store.is_some() && a.config.instances.is_none_or(|n| n < 2) {
+        bail!("--store applies to several server instances (--instances 2)");
+    }
+    let instances: Vec<u8> = a.config.instances.into_iter().collect();
+    let cells: Vec<_> = with_instances(matrix_cells(&profiles, &cancels, &handlers), &instances)
         .into_iter()
+        .map(|(mut c, p)| {
+            c.deployment.store = a.config.store.or(c.deployment.store);
+            (c.normalised(), p)
+        })
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(&a.config, c))
         .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))
         .collect();

@@ -43,6 +43,14 @@ pub struct FixtureArgs {
     /// Input rounds of a handler that asks (1 or 2; default 1).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
     rounds: Option<u8>,
+    /// Which server instance this process is when several serve one ledger (the model's
+    /// --instances 2): its lines name it, and its own key store reloads only its records.
+    #[arg(long, value_name = "N")]
+    instance: Option<u8>,
+    /// Share the key store with the other instances on this ledger (the model's --store
+    /// shared): records read from the ledger and in-progress marks under a file lock.
+    #[arg(long)]
+    shared_store: bool,
 }
 
 /// Run `mcp-once fixture` (serves until its input closes or it is stopped).
@@ -67,6 +75,8 @@ pub fn run(a: FixtureArgs) -> Result<ExitCode> {
         retention_ms: a.retention_ms,
         cancel: a.cancel,
         handler: mcp_once_model::Handler::new(a.handler, a.rounds),
+        instance: a.instance,
+        shared_store: a.shared_store,
         outcome_query: a.outcome_query,
     })?;
     Ok(ExitCode::SUCCESS)

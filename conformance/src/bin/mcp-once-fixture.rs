@@ -46,6 +46,14 @@ struct Cli {
     /// Input rounds of a handler that asks (1 or 2; default 1).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
     rounds: Option<u8>,
+    /// Which server instance this process is when several serve one ledger (the model's
+    /// --instances 2): its lines name it, and its own key store reloads only its records.
+    #[arg(long, value_name = "N")]
+    instance: Option<u8>,
+    /// Share the key store with the other instances on this ledger (the model's --store
+    /// shared): records read from the ledger and in-progress marks under a file lock.
+    #[arg(long)]
+    shared_store: bool,
 }
 
 fn main() {
@@ -54,7 +62,7 @@ fn main() {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         Err(e) => {
             eprintln!(
-                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query] [--cancel HOW] [--handler KIND] [--rounds N])",
+                "mcp-once-fixture: {} (usage: mcp-once-fixture --ledger PATH [--transport stdio|http] [--port N] [--variant NAME] [--retention-ms N] [--outcome-query] [--cancel HOW] [--handler KIND] [--rounds N] [--instance N] [--shared-store])",
                 mcp_once_conformance::usage::one_line(&e)
             );
             std::process::exit(2);
@@ -69,6 +77,8 @@ fn main() {
         outcome_query: cli.outcome_query,
         cancel: cli.cancel,
         handler: mcp_once_model::Handler::new(cli.handler, cli.rounds),
+        instance: cli.instance,
+        shared_store: cli.shared_store,
     };
     let code = match fixture::run_blocking(opts) {
         Ok(()) => 0,

@@ -52,7 +52,7 @@ impl Driver<'_> {
             }
         }
         if let Some(why) = self.session.check_exit() {
-            if state.server.up[0] || rec.server != ServerSide::Lost {
+            if state.server.up[usize::from(self.session.active())] || rec.server != ServerSide::Lost {
                 return Err(stop(
                     ReplayVerdict::Diverged,
                     format!("the server is not running when the trace sends a request ({why}), and the model's server is up"),

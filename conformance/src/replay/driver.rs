@@ -47,6 +47,8 @@ pub struct Driver<'t> {
     /// The crash points armed: the attempt, how, and (after the kill) whether its response
     /// had been written.
     pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
+    /// With several server instances: the instance each attempt was sent to.
+    pub(crate) routes: BTreeMap<AttemptId, u8>,
 }
 
 /// A transport event the client has done but the server has not seen yet (HTTP): the model
@@ -93,6 +95,7 @@ impl<'t> Driver<'t> {
             deferred: Vec::new(),
             held_requests: BTreeMap::new(),
             crash_points: Vec::new(),
+            routes: BTreeMap::new(),
         }
     }
 
@@ -144,7 +147,7 @@ impl<'t> Driver<'t> {
             },
         };
         let can_settle = self.session.opts.observer.outside_server();
-        self.session.shutdown().await;
+        self.session.shutdown_all().await;
         // `not-reproduced` says the server behaved; one that broke JSON-RPC on the way (a
         // duplicated response, an id never sent, non-JSON output) cannot support that, and a
         // divergence names the breach first. Its output has been read to the end by now
@@ -219,8 +222,22 @@ impl<'t> Driver<'t> {
                 ),
             ));
         }
+        let instances = usize::from(self.trace.config.deployment.instances);
+        if instances != self.session.instances() {
+            return Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!(
+                    "the trace's deployment has {instances} server instance(s) and the runner was given {}",
+                    self.session.instances()
+                ),
+            ));
+        }
         self.session
             .start()
+            .await
+            .map_err(|e| stop(ReplayVerdict::Diverged, format!("the server did not start: {e}")))?;
+        self.session
+            .start_others()
             .await
             .map_err(|e| stop(ReplayVerdict::Diverged, format!("the server did not start: {e}")))?;
         self.baseline =
@@ -239,6 +256,7 @@ impl<'t> Driver<'t> {
             self.session
                 .evidence
                 .record(Event::Step(evidence::Step::Begin { step: i + 1, action: action.to_string() }));
+            self.route(i, action, &state)?;
             let done = self.step(action, &state).await?;
             let rec = StepRecord {
                 step: i + 1,
@@ -263,6 +281,39 @@ impl<'t> Driver<'t> {
             self.note(format!("call {call} attempt {attempt}: its request was never written (the trace's server never reads it: to the server, it was still on the network when the trace ended)"));
         }
         Ok(())
+    }
+
+    /// With several server instances, select the one `action` (step `i + 1`) acts on: the
+    /// instance a server step or a fault names; for a send, the instance whose `ServerReceive`
+    /// of that attempt comes later in the trace (the load balancer chooses as the request
+    /// leaves, so the runner looks ahead); for a request the trace never has read, the first
+    /// instance up (the model leaves it on the network, where any choice is the model's); for
+    /// any other step of an attempt, the instance it was sent to.
+    fn route(&mut self, i: usize, action: &Action, state: &State) -> Result<(), Stop> {
+        let count = self.session.instances();
+        if count == 1 {
+            return Ok(());
+        }
+        let first_up = (0..count as u8).find(|n| state.server.up[usize::from(*n)]).unwrap_or(0);
+        let instance = match *action {
+            Action::ServerReceive { call, attempt, instance } => {
+                self.routes.insert((call, attempt), instance);
+                instance
+            }
+            Action::ServerCrash { instance } | Action::ServerRestart { instance } => instance,
+            ref send if pacing::is_send(send) => {
+                let a = pacing::attempt_of(send).expect("a send names its attempt");
+                let read_by = self.trace.actions[i + 1..].iter().find_map(|x| match *x {
+                    Action::ServerReceive { call, attempt, instance } if (call, attempt) == a => Some(instance),
+                    _ => None,
+                });
+                let instance = read_by.unwrap_or(first_up);
+                self.routes.insert(a, instance);
+                instance
+            }
+            ref other => pacing::attempt_of(other).and_then(|a| self.routes.get(&a).copied()).unwrap_or(first_up),
+        };
+        self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))
     }
 
     fn failed_step(&mut self, action: &Action, why: &str) {
@@ -297,16 +348,6 @@ impl<'t> Driver<'t> {
                 Ok(Done::driven("the framework step fails after the call returned (client-side)"))
             }
             Action::ClientQueryOutcome { call } => self.client_query_outcome(call, state).await,
-            Action::ServerReceive { instance, .. }
-            | Action::ServerCrash { instance }
-            | Action::ServerRestart { instance }
-                if instance > 0 =>
-            {
-                Err(stop(
-                    ReplayVerdict::Inconclusive,
-                    "the runner runs the server as one process; routing requests to a second instance is not built yet",
-                ))
-            }
             Action::ServerReceive { call, attempt, .. } => self.server_receive((call, attempt)).await,
             Action::ServerReceiveCancel { call, attempt }
                 if state.attempts[usize::from(call)][usize::from(attempt)].server == ServerSide::Interrupted =>

@@ -4,7 +4,7 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
-//! [`handshake`]), [`driver`] (one method per model action, dispatched; the steps by job in
+//! [`handshake`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
 //! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
 //! (an MRTR continuation and the kind of each answer), with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
@@ -26,6 +26,7 @@ pub mod driver;
 pub mod evidence;
 pub mod frame;
 pub mod handshake;
+pub mod instances;
 pub mod interrupt_point;
 pub mod judge;
 pub mod key_checks;

@@ -214,7 +214,18 @@ impl FixturePaths {
         };
         more.extend(sdk.handler_options(config.handler)?);
         in_progress_built_in(server, profile)?;
-        self.variant_options(sdk, server, status_query, &more, config.transport, dir)
+        if config.deployment.instances == 1 {
+            return self.variant_options(sdk, server, status_query, &more, config.transport, dir);
+        }
+        more.extend(instance_options(sdk, config)?);
+        let mut opts =
+            self.variant_options(sdk, server, status_query, &with_instance(&more, 0), config.transport, dir)?;
+        for i in 1..config.deployment.instances {
+            let other =
+                self.variant_options(sdk, server, status_query, &with_instance(&more, i), config.transport, dir)?;
+            opts.more_instances.push(other.target);
+        }
+        Ok(opts)
     }
 
     /// The variant's options: `--outcome-query` and `more` (`--cancel`, `--handler`) when asked, and for `key-expiring` a retention
@@ -284,8 +295,42 @@ impl FixturePaths {
             hold_args: None,
             evidence_dir: Some(dir.join("evidence")),
             key_retention: None,
+            more_instances: Vec::new(),
         })
     }
+}
+
+/// The fixture options of a deployment of several instances (`--shared-store` when its store
+/// is shared), or why `sdk`'s fixture cannot be one: only the Rust fixture runs as several
+/// processes on one ledger (the TypeScript and Python ones keep their key store in the process
+/// and reload every record of the ledger at start-up, so two of them can neither share a store
+/// nor keep their own).
+fn instance_options(sdk: Sdk, config: &Config) -> Result<Vec<String>, String> {
+    if sdk != Sdk::Rust {
+        return Err(format!(
+            "the {} fixture keeps its key store inside its process and reloads the whole ledger: it cannot be two instances sharing a store, nor two with their own (only the Rust fixture can)",
+            sdk.as_str()
+        ));
+    }
+    let server = config.server;
+    let shared = server.has_store() && config.store() == mcp_once_model::StoreScope::Shared;
+    let durable_keys = matches!(server, ServerImpl::KeyDurable | ServerImpl::KeyExpiring | ServerImpl::KeyAfterEffect);
+    if shared && !durable_keys {
+        return Err(format!(
+            "the Rust fixture shares a store across processes through the ledger, which {server} does not keep its store in"
+        ));
+    }
+    if server == ServerImpl::DedupByIdDurable {
+        return Err("the Rust fixture's dedup-by-id-durable keeps one id table per ledger, so two instances on one ledger cannot have their own".into());
+    }
+    Ok(if shared { vec!["--shared-store".into()] } else { Vec::new() })
+}
+
+/// `more` with `--instance N`.
+fn with_instance(more: &[String], instance: u8) -> Vec<String> {
+    let mut out = more.to_vec();
+    out.extend(["--instance".into(), instance.to_string()]);
+    out
 }
 
 /// Why a configuration has no trace to replay.

@@ -28,10 +28,17 @@ pub struct Session {
     pub evidence: Evidence,
     /// The wire revision.
     pub revision: Revision,
-    server: Option<ServerProcess>,
-    server_stdin: Option<tokio::process::ChildStdin>,
-    conn: Option<Connection>,
-    generation: u32,
+    pub(crate) server: Option<ServerProcess>,
+    pub(crate) server_stdin: Option<tokio::process::ChildStdin>,
+    pub(crate) conn: Option<Connection>,
+    pub(crate) generation: u32,
+    /// The last connection generation handed out (over every instance).
+    generations: u32,
+    /// The other server instances, by number (the selected one's slot is empty; see
+    /// [`crate::replay::instances`]).
+    pub(crate) parked: Vec<Option<Parked>>,
+    /// The selected instance.
+    pub(crate) active: u8,
     tx: UnboundedSender<WireEvent>,
     rx: UnboundedReceiver<WireEvent>,
     responses: HashMap<(u32, String), Vec<Value>>,
@@ -47,7 +54,7 @@ pub struct Session {
     pub garbage: Vec<String>,
     requests: HashMap<(u32, String), usize>,
     notifications: u64,
-    exited: Option<String>,
+    pub(crate) exited: Option<String>,
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
@@ -59,12 +66,41 @@ pub struct Session {
     stdout_pipe: Option<String>,
     /// The started server's stdout and stderr pipes (either transport): whatever still holds
     /// one once the server is dead is a stray child of it.
-    server_pipes: Vec<String>,
+    pub(crate) server_pipes: Vec<String>,
     /// strace, holding the server's writes to stdout (a crash point without hooks).
     tracer: Option<Tracer>,
     last_logged: Option<f64>,
     /// HTTP: the stderr lines of the server the runner started, kept to be waited on.
     pub server_log: ServerLog,
+}
+
+/// A server instance that is not selected ([`crate::replay::instances`]): everything of it
+/// that the session holds for the selected one.
+pub(crate) struct Parked {
+    pub(crate) target: Target,
+    pub(crate) server: Option<ServerProcess>,
+    pub(crate) server_stdin: Option<tokio::process::ChildStdin>,
+    pub(crate) conn: Option<Connection>,
+    pub(crate) generation: u32,
+    pub(crate) exited: Option<String>,
+    pub(crate) server_pipes: Vec<String>,
+    pub(crate) server_log: ServerLog,
+}
+
+impl Parked {
+    /// An instance not started yet, served by `target`.
+    pub(crate) fn new(target: Target) -> Parked {
+        Parked {
+            target,
+            server: None,
+            server_stdin: None,
+            conn: None,
+            generation: 0,
+            exited: None,
+            server_pipes: Vec::new(),
+            server_log: ServerLog::default(),
+        }
+    }
 }
 
 /// Poll interval for observers that cannot signal (a file, a command, a tool).
@@ -79,7 +115,11 @@ impl Session {
     /// A session with no server started yet.
     pub fn new(opts: ReplayOptions, revision: Revision, evidence: Evidence) -> Session {
         let (tx, rx) = unbounded_channel();
+        let parked = std::iter::once(None).chain(opts.more_instances.iter().cloned().map(|t| Some(Parked::new(t))));
         Session {
+            parked: parked.collect(),
+            active: 0,
+            generations: 0,
             opts,
             evidence,
             revision,
@@ -133,7 +173,8 @@ impl Session {
     }
 
     async fn start_now(&mut self) -> Result<(), String> {
-        self.generation += 1;
+        self.generations += 1;
+        self.generation = self.generations;
         self.exited = None;
         let deadline = Instant::now() + self.opts.start_timeout;
         let gen = self.generation;

@@ -43,6 +43,10 @@ impl Driver<'_> {
         let mut done = Vec::new();
         for (a, how) in now {
             let s = self.attempt(a)?;
+            // With several instances, the event goes to the instance holding the request.
+            if let Some(instance) = self.routes.get(&a).copied() {
+                self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))?;
+            }
             if self.held_requests.contains_key(&a) {
                 done.push(format!("call {} attempt {}: nothing to deliver (its request was never written)", a.0, a.1));
                 continue;

@@ -142,6 +142,10 @@ pub struct ReplayOptions {
     /// fixture's `--retention-ms`): a `KeyExpires` step waits until that long has passed since
     /// the record was written. None: the runner cannot make a record expire.
     pub key_retention: Option<Duration>,
+    /// The further server instances of a deployment behind a load balancer (instance 1, ...),
+    /// for a trace of the model's `--instances 2`: each request goes to the instance the
+    /// trace's `ServerReceive` names. Empty: one server, `target`.
+    pub more_instances: Vec<Target>,
 }
 
 /// A replay's verdict.

@@ -1,0 +1,106 @@
+//! Issue 12, item 2, on real processes: a SEP-3182 server deployed as two instances behind a
+//! load balancer. The model's 7-step counterexample (`sep-3182 / http / retry-any / per-call /
+//! key-durable / --instances 2 --store per-instance / crashes 0`) is replayed on two Rust
+//! fixture processes on one ledger, the runner sending each attempt to the instance the
+//! trace's `ServerReceive` names: the retry reaches the other instance while the first attempt
+//! runs, and each instance, with a key store of its own, charges once (two ledger lines, one
+//! from each process). The same trace on two processes sharing their store is not reproduced:
+//! the second instance sees the first one's key in progress and runs nothing. Every process
+//! group the runner started is gone after each replay.
+
+mod common;
+
+use common::{counterexample, run};
+use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
+use mcp_once_model::trace::TraceFile;
+use mcp_once_model::{
+    Action, Bounds, ClientPolicy, Config, Deployment, KeyLifetime, Profile, ServerImpl, StoreScope, Transport,
+};
+use mcp_once_testkit::jsonl::read as read_objects;
+use mcp_once_testkit::process::started_groups;
+use mcp_once_testkit::scratch;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
+/// durable key store, two instances keeping their store as `store` says.
+fn cell(store: StoreScope) -> (Config, Profile) {
+    let profile = Profile::load("sep-3182").unwrap();
+    let config = Config {
+        profile: profile.name.clone(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key: KeyLifetime::PerCall,
+        server: ServerImpl::KeyDurable,
+        cancel: None,
+        handler: Default::default(),
+        deployment: Deployment { instances: 2, store: Some(store) },
+        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
+    };
+    (config, profile)
+}
+
+/// The per-instance cell's counterexample, checked to be the 7 steps the issue names: no
+/// crash, the retry read by the other instance.
+fn per_instance_trace() -> (TraceFile, Profile) {
+    let (config, profile) = cell(StoreScope::PerInstance);
+    let trace = counterexample(&config, &profile).expect("the model finds the cell violated");
+    assert_eq!(trace.actions.len(), 7, "{:?}", trace.actions);
+    assert!(!trace.actions.iter().any(|a| matches!(a, Action::ServerCrash { .. })), "no crash");
+    let readers: BTreeSet<u8> = trace
+        .actions
+        .iter()
+        .filter_map(|a| match *a {
+            Action::ServerReceive { instance, .. } => Some(instance),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(readers, BTreeSet::from([0, 1]), "each instance reads one attempt: {:?}", trace.actions);
+    (trace, profile)
+}
+
+/// The instance and process of each ledger line.
+fn writers(dir: &Path) -> Vec<(u64, u64)> {
+    read_objects(&dir.join("ledger.jsonl"))
+        .iter()
+        .map(|l| (l.get("instance").and_then(Value::as_u64).unwrap_or(0), l["pid"].as_u64().expect("pid")))
+        .collect()
+}
+
+/// The pids of the server processes the evidence says the runner started.
+fn started(result: &ReplayResult) -> BTreeSet<u64> {
+    let records = read_objects(result.evidence.as_ref().expect("evidence written"));
+    started_groups(&records).into_iter().map(|p| p as u64).collect()
+}
+
+#[test]
+fn a_retry_reaching_the_other_instance_is_confirmed_when_each_keeps_its_own_store() {
+    let (trace, profile) = per_instance_trace();
+    let (fixture, _) = cell(StoreScope::PerInstance);
+    let dir = scratch!("replay-instances", "per-instance");
+    let result = run(&trace, &fixture, &profile, &dir, "per-instance");
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    let lines = writers(&dir);
+    let instances: BTreeSet<u64> = lines.iter().map(|(i, _)| *i).collect();
+    let pids: BTreeSet<u64> = lines.iter().map(|(_, p)| *p).collect();
+    assert_eq!(instances, BTreeSet::from([0, 1]), "one effect on each instance: {lines:?}");
+    assert_eq!(pids.len(), 2, "two processes charged: {lines:?}");
+    let started = started(&result);
+    assert!(pids.is_subset(&started), "the charging processes are the runner's: {pids:?} of {started:?}");
+}
+
+#[test]
+fn the_same_trace_on_instances_sharing_their_store_is_not_reproduced() {
+    let (trace, profile) = per_instance_trace();
+    let (fixture, _) = cell(StoreScope::Shared);
+    let dir = scratch!("replay-instances", "shared");
+    let result = run(&trace, &fixture, &profile, &dir, "shared");
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
+    assert_eq!(result.observed_effects, Some(1), "{}", result.to_text());
+    assert_eq!(writers(&dir).len(), 1, "one effect in all: {:?}", writers(&dir));
+    // The second instance refused the retry: the first attempt's key was in progress there.
+    let told = result.steps.iter().filter_map(|s| s.note.as_deref()).collect::<Vec<_>>().join(" | ");
+    assert!(told.contains("idempotency_key_in_progress"), "{told}");
+}
