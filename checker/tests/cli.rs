@@ -36,7 +36,7 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     let out = mcp_once!().arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "violations found: exit 1; stderr: {}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("default matrix: 336 cells (256 checked, 80 not applicable)"), "{text}");
+    assert!(text.contains("default matrix: 400 cells (320 checked, 80 not applicable)"), "{text}");
     let safe_line = text
         .lines()
         .find(|l| l.contains("sep-3182") && l.contains("stdio") && l.contains("retry-any") && l.contains("key-durable"))
@@ -55,8 +55,10 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     // retry-on-disconnect, retry-any; the framework re-runs without asking): the status query
     // does not deduplicate, but over stdio it is read after the request it asks about, so it
     // answers "completed" once that attempt committed, and "unknown" only when it never will
-    // (the process ended); over HTTP it can overtake the request it asks about = 3.
-    let derived = 2 * (4 + 4 + 8 + 8) + 2 * 4 + 3;
+    // (the process ended); over HTTP it can overtake the request it asks about = 3; and the
+    // same 3 with a new key per attempt (the query asks about the attempt that failed, by that
+    // attempt's own key) = 3.
+    let derived = 2 * (4 + 4 + 8 + 8) + 2 * 4 + 3 + 3;
     let listed: Vec<Vec<&str>> = text
         .lines()
         .skip_while(|l| !l.starts_with("cells where at-most-once holds"))
@@ -74,7 +76,7 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     }
     assert_eq!(listed.len(), derived, "{text}");
     let summary = format!(
-        "summary: 256 cells checked; every checked property holds in 0; at-most-once holds in {derived}; worst case 3 effects"
+        "summary: 320 cells checked; every checked property holds in 0; at-most-once holds in {derived}; worst case 3 effects"
     );
     assert!(text.contains(&summary), "{text}");
 }
@@ -237,7 +239,7 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     // A profile against itself changes nothing: exit 0.
     let out = mcp_once!().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("0 of the matrix's cells change"));
+    assert!(stdout(&out).contains("sep-3182 -> sep-3182: 0 of the matrix's 120 cells change"), "{}", stdout(&out));
 }
 
 #[test]
@@ -409,7 +411,7 @@ fn bench_quick_prints_every_part_in_json() {
     assert_eq!(cell["at_most_once"], "holds");
     assert_eq!(cell["end"], "exhaustive");
     assert_eq!(v["largest"], json!([]), "--quick skips the largest cells");
-    assert_eq!(v["matrix"]["checked"], 256);
+    assert_eq!(v["matrix"]["checked"], 320);
     assert!(v["matrix"]["seconds"].is_number());
     let growth = v["growth"].as_array().unwrap();
     assert!(growth.len() >= 4, "{growth:?}");

@@ -10,12 +10,10 @@
 
 mod common;
 
-use common::{counterexample, run};
+use common::{counterexample, durable_key_cell, run};
 use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{
-    Action, Bounds, ClientPolicy, Config, Deployment, KeyLifetime, Profile, ServerImpl, StoreScope, Transport,
-};
+use mcp_once_model::{Action, Config, Deployment, Profile, StoreScope};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::process::started_groups;
 use mcp_once_testkit::scratch;
@@ -26,19 +24,8 @@ use std::path::Path;
 /// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
 /// durable key store, two instances keeping their store as `store` says.
 fn cell(store: StoreScope) -> (Config, Profile) {
-    let profile = Profile::load("sep-3182").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Deployment { instances: 2, store: Some(store) },
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
-    (config, profile)
+    let (config, profile) = durable_key_cell();
+    (Config { deployment: Deployment { instances: 2, store: Some(store) }, ..config }, profile)
 }
 
 /// The per-instance cell's counterexample, checked to be the 7 steps the issue names: no

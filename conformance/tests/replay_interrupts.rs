@@ -11,31 +11,20 @@
 
 mod common;
 
-use common::{counterexample, run};
+use common::{counterexample, durable_key_cell, run};
 use mcp_once_conformance::replay::interrupt_point::{keys_file, INTERRUPTED_LOG};
 use mcp_once_conformance::replay::sdk_fixtures::Sdk;
 use mcp_once_conformance::replay::ReplayVerdict as Verdict;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Bounds, Cancellation, ClientPolicy, Config, KeyLifetime, Profile, ServerImpl, Transport};
+use mcp_once_model::{Action, Cancellation, Config, Profile, ServerImpl};
 use mcp_once_testkit::jsonl::{read as read_objects, read_or_empty};
 use mcp_once_testkit::scratch;
 
 /// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
 /// server that records its key after the effect, handling cancellation as `cancel`.
 fn cell(cancel: Cancellation) -> (Config, Profile) {
-    let profile = Profile::load("sep-3182").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyAfterEffect,
-        cancel: Some(cancel),
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
-    (config, profile)
+    let (config, profile) = durable_key_cell();
+    (Config { server: ServerImpl::KeyAfterEffect, cancel: Some(cancel), ..config }, profile)
 }
 
 /// The interrupting cell's counterexample, checked to be the 8 steps the issue names.

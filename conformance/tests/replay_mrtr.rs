@@ -12,15 +12,12 @@
 
 mod common;
 
-use common::{counterexample, run};
+use common::{counterexample, durable_key_cell, run};
 use mcp_once_conformance::replay::sdk_fixtures::Sdk;
 use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{
-    Action, Bounds, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, McpModel, Profile, PropertyKind,
-    ServerImpl, Transport, Verdict as ModelVerdict,
-};
+use mcp_once_model::{Action, Config, Handler, HandlerKind, McpModel, Profile, PropertyKind, Verdict as ModelVerdict};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::scratch;
 use serde_json::Value;
@@ -28,19 +25,8 @@ use serde_json::Value;
 /// The cell: SEP-3182 over HTTP, a client that retries on any failure with one key per call, a
 /// durable key store, no crash, the tool's handler of `kind` (one input round).
 fn cell(kind: HandlerKind) -> (Config, Profile) {
-    let profile = Profile::load("sep-3182").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Handler::new(kind, None),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
-    (config, profile)
+    let (config, profile) = durable_key_cell();
+    (Config { handler: Handler::new(kind, None), ..config }, profile)
 }
 
 fn note(result: &ReplayResult, action: &str) -> String {

@@ -7,7 +7,9 @@ use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayResult};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{Config, McpModel, Profile, PropertyKind};
+use mcp_once_model::{
+    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
+};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::process::assert_groups_gone;
 use std::path::Path;
@@ -18,6 +20,25 @@ pub fn paths() -> FixturePaths {
         fixtures_dir: mcp_once_testkit::fixtures::dir(),
         rust_fixture: vec![env!("CARGO_BIN_EXE_mcp-once-fixture").into()],
     }
+}
+
+/// The cell the single-cell replay tests start from: SEP-3182 over HTTP, a client that
+/// retries on any failure with one key per call, a durable key store, one call, one retry, no
+/// crash, the default handler and one instance (each test changes its own axis).
+pub fn durable_key_cell() -> (Config, Profile) {
+    let profile = Profile::load("sep-3182").unwrap();
+    let config = Config {
+        profile: profile.name.clone(),
+        transport: Transport::Http,
+        client: ClientPolicy::RetryAny,
+        key: KeyLifetime::PerCall,
+        server: ServerImpl::KeyDurable,
+        cancel: None,
+        handler: Default::default(),
+        deployment: Default::default(),
+        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
+    };
+    (config, profile)
 }
 
 /// The model's shortest at-most-once counterexample for the cell, if it has one.
