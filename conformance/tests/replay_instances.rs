@@ -5,7 +5,7 @@
 //! trace's `ServerReceive` names: the retry reaches the other instance while the first attempt
 //! runs, and each instance, with a key store of its own, charges once (two ledger lines, one
 //! from each process). The same trace on two processes sharing their store is not reproduced:
-//! the second instance sees the first one's key in progress and runs nothing. Every process
+//! one process charges, and the other, reading the shared store, runs nothing. Every process
 //! group the runner started is gone after each replay.
 
 mod common;
@@ -86,8 +86,9 @@ fn the_same_trace_on_instances_sharing_their_store_is_not_reproduced() {
     let result = run(&trace, &fixture, &profile, &dir, "shared");
     assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
     assert_eq!(result.observed_effects, Some(1), "{}", result.to_text());
-    assert_eq!(writers(&dir).len(), 1, "one effect in all: {:?}", writers(&dir));
-    // The second instance refused the retry: the first attempt's key was in progress there.
-    let told = result.steps.iter().filter_map(|s| s.note.as_deref()).collect::<Vec<_>>().join(" | ");
-    assert!(told.contains("idempotency_key_in_progress"), "{told}");
+    // One effect in all, over two processes sharing their store. Which instance took it, and
+    // whether the other refused the retry as in progress or replayed it, depends on timing the
+    // runner does not pin (the hold before a commit is a bound): not asserted.
+    let lines = writers(&dir);
+    assert_eq!(lines.len(), 1, "one effect in all: {lines:?}");
 }
