@@ -5,15 +5,18 @@
 //! trace's `ServerReceive` names: the retry reaches the other instance while the first attempt
 //! runs, and each instance, with a key store of its own, charges once (two ledger lines, one
 //! from each process). The same trace on two processes sharing their store is not reproduced:
-//! one process charges, and the other, reading the shared store, runs nothing. Every process
-//! group the runner started is gone after each replay.
+//! one process charges, and the other, reading the shared store, runs nothing. And a crash of
+//! one instance: a server that records its key after the effect, on a shared store, killed
+//! between the two; the retry, sent before the crash, reaches the instance still running and
+//! charges again (confirmed: one ledger line from each process, the first process killed).
+//! Every process group the runner started is gone after each replay.
 
 mod common;
 
 use common::{counterexample, durable_key_cell, run};
 use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Config, Deployment, Profile, StoreScope};
+use mcp_once_model::{Action, Bounds, Config, Deployment, Profile, ServerImpl, StoreScope};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::process::started_groups;
 use mcp_once_testkit::scratch;
@@ -91,4 +94,37 @@ fn the_same_trace_on_instances_sharing_their_store_is_not_reproduced() {
     // runner does not pin (the hold before a commit is a bound): not asserted.
     let lines = writers(&dir);
     assert_eq!(lines.len(), 1, "one effect in all: {lines:?}");
+}
+
+/// The crash cell: the key recorded after the effect, one store shared by two instances, one
+/// crash. Its counterexample, checked to be the 8 steps where instance 0 takes the effect and is
+/// killed before its record, and instance 1 reads the retry after the crash.
+fn crash_trace() -> (TraceFile, Config, Profile) {
+    let (config, profile) = cell(StoreScope::Shared);
+    let config =
+        Config { server: ServerImpl::KeyAfterEffect, bounds: Bounds { crashes: 1, ..config.bounds }, ..config };
+    let trace = counterexample(&config, &profile).expect("the model finds the cell violated");
+    let at = |want: &dyn Fn(&Action) -> bool| trace.actions.iter().position(want);
+    let crash = at(&|a| *a == Action::ServerCrash { instance: 0 }).expect("instance 0 crashes");
+    let first = at(&|a| matches!(a, Action::ServerCommit { attempt: 0, .. })).expect("the first attempt commits");
+    let retry_read =
+        at(&|a| matches!(a, Action::ServerReceive { attempt: 1, instance: 1, .. })).expect("instance 1 reads the retry");
+    let retry_sent = at(&|a| matches!(a, Action::ClientRetry { attempt: 1, .. })).expect("a retry");
+    assert!(first < crash && retry_sent < crash && crash < retry_read, "{:?}", trace.actions);
+    (trace, config, profile)
+}
+
+#[test]
+fn a_retry_sent_before_one_instance_crashes_reaches_the_other_and_is_confirmed() {
+    let (trace, fixture, profile) = crash_trace();
+    let dir = scratch!("replay-instances", "crash");
+    let result = run(&trace, &fixture, &profile, &dir, "crash");
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    let lines = writers(&dir);
+    let instances: Vec<u64> = lines.iter().map(|(i, _)| *i).collect();
+    assert_eq!(instances, [0, 1], "instance 0 charges, then instance 1: {lines:?}");
+    let pids: BTreeSet<u64> = lines.iter().map(|(_, p)| *p).collect();
+    assert_eq!(pids.len(), 2, "two processes charged: {lines:?}");
+    assert!(pids.is_subset(&started(&result)), "the charging processes are the runner's: {pids:?}");
 }

@@ -113,7 +113,8 @@ impl Driver<'_> {
     /// another request, commits, answers an outcome query): to the server, a request late on
     /// the network, or still on it when the trace ends if the trace never has it read. A pipe
     /// keeps the client's order, so over stdio only the expiry holds a request. Never when a
-    /// crash follows the send (the request is lost on its way), nor over HTTP when its stream
+    /// crash follows the send and loses the request on its way (one instance, or a request the
+    /// trace never has read; with two, the other instance reads it), nor over HTTP when its stream
     /// must exist first: closed at once (a break that is no cancellation) or its cancellation
     /// read.
     fn read_late(&self, a: AttemptId) -> Option<&'static str> {
@@ -128,7 +129,12 @@ impl Driver<'_> {
             http && (*x == Action::ServerReceiveCancel { call: a.0, attempt: a.1 }
                 || (closes_at_once && *x == Action::StreamBreak { call: a.0, attempt: a.1 }))
         };
-        if between.iter().any(|x| matches!(x, Action::ServerCrash { .. }) || needs_stream(x)) {
+        // A crash loses a request on its way only where no other instance can take it: with one
+        // instance, or when the trace never has it read. With two, a request the trace has read
+        // after a crash went to the instance still running, and is held like any other.
+        let crash_loses_it = read.is_none() || self.session.instances() == 1;
+        let crash = |x: &Action| crash_loses_it && matches!(x, Action::ServerCrash { .. });
+        if between.iter().any(|x| crash(x) || needs_stream(x)) {
             return None;
         }
         if read.is_some() && between.iter().any(|x| matches!(x, Action::KeyExpires { .. })) {
