@@ -3,8 +3,8 @@
 //! `inputResponses` and the `requestState` it was given, and the handler runs from the start.
 //! SEP-3182 leaves such continuations outside the key's scope, so with a durable key store a
 //! handler that charges before it asks charges again on its continuation, with no fault at all.
-//! The model's counterexamples are replayed on the Rust fixture started with the cell's
-//! `--handler`: the runner reads the input request, answers it, echoes the state, and the
+//! The model's counterexamples are replayed on the Rust and Python fixtures started with the
+//! cell's `--handler`: the runner reads the input request, answers it, echoes the state, and the
 //! ledger shows the effects. A handler that carries "effect done" in `requestState` skips the
 //! effect on the same continuation (the model says that cell holds; a replay of a holding cell
 //! proves nothing, so the test shows the fixture's skip in the ledger instead). Real processes;
@@ -12,12 +12,14 @@
 
 mod common;
 
-use common::{counterexample, durable_key_cell, run};
+use common::{counterexample, durable_key_cell, run_on};
 use mcp_once_conformance::replay::sdk_fixtures::Sdk;
 use mcp_once_conformance::replay::{ReplayResult, ReplayVerdict as Verdict};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Config, Handler, HandlerKind, McpModel, Profile, PropertyKind, Verdict as ModelVerdict};
+use mcp_once_model::{
+    Action, Config, Handler, HandlerKind, McpModel, Profile, PropertyKind, Transport, Verdict as ModelVerdict,
+};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::scratch;
 use serde_json::Value;
@@ -43,16 +45,20 @@ fn charges_first_trace() -> (TraceFile, Profile) {
     (trace, profile)
 }
 
-#[test]
-fn a_continuation_that_charges_again_under_a_durable_key_is_confirmed_on_the_rust_fixture() {
+/// The input-after-effect counterexample replayed on `sdk`'s fixture started with that handler:
+/// confirmed, two ledger lines for one logical call, the first with the key, the continuation's
+/// under a new id with none; the runner read the input request and answered it.
+fn charges_again_on(sdk: Sdk) {
     let (trace, profile) = charges_first_trace();
     let (fixture, _) = cell(HandlerKind::InputAfterEffect);
-    let dir = scratch!("replay-mrtr", "after-effect");
-    let result = run(&trace, &fixture, &profile, &dir, "after-effect");
+    let name = format!("after-effect-{}", sdk.as_str());
+    let dir = scratch!("replay-mrtr", &name);
+    let result = run_on(sdk, &trace, &fixture, &profile, &dir, &name);
     assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
     assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
+    assert!(ledger.iter().all(|l| l["sdk"] == sdk.as_str()), "{ledger:?}");
     assert_eq!(ledger[0]["arguments"]["order"], ledger[1]["arguments"]["order"], "one logical call: {ledger:?}");
     assert!(ledger[0]["idempotency_key"].is_string(), "the first request carries the key: {ledger:?}");
     assert_eq!(ledger[1]["idempotency_key"], Value::Null, "the continuation carries none: {ledger:?}");
@@ -68,18 +74,83 @@ fn a_continuation_that_charges_again_under_a_durable_key_is_confirmed_on_the_rus
 }
 
 #[test]
-fn a_handler_that_asks_first_is_replayed_as_the_model_has_it() {
+fn a_continuation_that_charges_again_under_a_durable_key_is_confirmed_on_the_rust_fixture() {
+    charges_again_on(Sdk::Rust);
+}
+
+#[test]
+fn a_continuation_that_charges_again_under_a_durable_key_is_confirmed_on_the_python_fixture() {
+    charges_again_on(Sdk::Python);
+}
+
+/// The input-after-effect cell over stdio: the model's counterexample (the same continuation, on
+/// one pipe) replayed on `sdk`'s fixture is confirmed with two ledger lines for one call.
+fn charges_again_over_stdio_on(sdk: Sdk) {
+    let (config, profile) = cell(HandlerKind::InputAfterEffect);
+    let config = Config { transport: Transport::Stdio, ..config };
+    let trace = counterexample(&config, &profile).expect("the model finds the stdio cell violated");
+    assert!(trace.actions.contains(&Action::ClientContinue { call: 0, attempt: 1 }), "{:?}", trace.actions);
+    let name = format!("after-effect-stdio-{}", sdk.as_str());
+    let dir = scratch!("replay-mrtr", &name);
+    let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    let ledger = read_objects(&dir.join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
+    assert!(ledger.iter().all(|l| l["transport"] == "stdio" && l["sdk"] == sdk.as_str()), "{ledger:?}");
+    assert_eq!(ledger[1]["idempotency_key"], Value::Null, "the continuation carries none: {ledger:?}");
+}
+
+#[test]
+fn the_continuation_charges_again_over_stdio_on_the_rust_fixture() {
+    charges_again_over_stdio_on(Sdk::Rust);
+}
+
+#[test]
+fn the_continuation_charges_again_over_stdio_on_the_python_fixture() {
+    charges_again_over_stdio_on(Sdk::Python);
+}
+
+/// The input-before-effect counterexample (the continuation's stream breaks, the client
+/// retries it, both charge) on `sdk`'s fixture: confirmed, both effects continuations'.
+fn asks_first_on(sdk: Sdk) {
     let (config, profile) = cell(HandlerKind::InputBeforeEffect);
     let trace = counterexample(&config, &profile).expect("the model finds the cell violated");
     assert_eq!(trace.actions.len(), 11, "{:?}", trace.actions);
-    let dir = scratch!("replay-mrtr", "before-effect");
-    let result = run(&trace, &config, &profile, &dir, "before-effect");
+    let name = format!("before-effect-{}", sdk.as_str());
+    let dir = scratch!("replay-mrtr", &name);
+    let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
     assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "{ledger:?}");
     assert!(ledger.iter().all(|l| l["idempotency_key"].is_null()), "both effects are continuations': {ledger:?}");
     let retry = note(&result, "ClientRetry");
     assert!(retry.contains("continues attempt 0") && retry.contains("requestState echoed"), "{retry}");
+}
+
+#[test]
+fn a_handler_that_asks_first_is_replayed_as_the_model_has_it() {
+    asks_first_on(Sdk::Rust);
+}
+
+#[test]
+fn a_handler_that_asks_first_is_replayed_as_the_model_has_it_on_the_python_fixture() {
+    asks_first_on(Sdk::Python);
+}
+
+/// The input-after-effect trace on `sdk`'s fixture started with the stateful handler, which
+/// keeps "effect done" in `requestState`: not reproduced, the continuation answered with no
+/// second ledger line.
+fn skips_on(sdk: Sdk) {
+    let (stateful, _) = cell(HandlerKind::InputAfterEffectStateful);
+    let (trace, profile) = charges_first_trace();
+    let name = format!("stateful-{}", sdk.as_str());
+    let dir = scratch!("replay-mrtr", &name);
+    let result = run_on(sdk, &trace, &stateful, &profile, &dir, &name);
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
+    assert!(result.reason.contains("did not run the side effect"), "{}", result.reason);
+    assert_eq!(read_objects(&dir.join("ledger.jsonl")).len(), 1, "one effect, in the first round");
+    let commit = note(&result, "ClientContinue");
+    assert!(commit.contains("requestState echoed"), "{commit}");
 }
 
 #[test]
@@ -94,24 +165,24 @@ fn a_stateful_handler_skips_its_effect_on_the_continuation_and_the_cell_holds() 
     }
     // The same continuation as the violating trace's, on a fixture that keeps its progress in
     // requestState: the continuation is answered without a second effect.
-    let (trace, profile) = charges_first_trace();
-    let dir = scratch!("replay-mrtr", "stateful");
-    let result = run(&trace, &stateful, &profile, &dir, "stateful");
-    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
-    assert!(result.reason.contains("did not run the side effect"), "{}", result.reason);
-    assert_eq!(read_objects(&dir.join("ledger.jsonl")).len(), 1, "one effect, in the first round");
-    let commit = note(&result, "ClientContinue");
-    assert!(commit.contains("requestState echoed"), "{commit}");
+    skips_on(Sdk::Rust);
 }
 
 #[test]
-fn only_the_rust_fixture_runs_a_tool_that_asks_for_input() {
+fn a_stateful_handler_skips_its_effect_on_the_continuation_on_the_python_fixture() {
+    skips_on(Sdk::Python);
+}
+
+#[test]
+fn the_rust_and_python_fixtures_run_a_tool_that_asks_for_input() {
     let handler = Handler::new(HandlerKind::InputAfterEffect, None);
-    assert_eq!(
-        Sdk::Rust.handler_options(handler),
-        Ok(vec!["--handler".into(), "input-after-effect".into(), "--rounds".into(), "1".into()])
-    );
-    for sdk in [Sdk::Python, Sdk::TypeScript, Sdk::TypeScriptV2] {
+    for sdk in [Sdk::Rust, Sdk::Python] {
+        assert_eq!(
+            sdk.handler_options(handler),
+            Ok(vec!["--handler".into(), "input-after-effect".into(), "--rounds".into(), "1".into()])
+        );
+    }
+    for sdk in [Sdk::TypeScript, Sdk::TypeScriptV2] {
         let why = sdk.handler_options(handler).unwrap_err();
         assert!(why.contains("no tool that asks for input"), "{why}");
         assert_eq!(sdk.handler_options(Handler::default()), Ok(Vec::new()), "the default needs no option");

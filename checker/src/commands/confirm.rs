@@ -112,8 +112,8 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     // `--cancel` puts every cell under that handling (a preset's own written as no override),
     // as `matrix --cancel` does; the fixtures that take it are started with it.
     let cancels: Vec<_> = a.config.cancel.into_iter().collect();
-    // The same for `--handler` (its cells run on the fixtures that take it, the Rust one; on
-    // the others they come out inconclusive with the reason).
+    // The same for `--handler` (its cells run on the fixtures that take it, the Rust and Python
+    // ones; on the others they come out inconclusive with the reason).
     let handlers: Vec<_> = a.config.handler.into_iter().collect();
     // `--instances N` puts every cell in a deployment of N instances (each store where its
     // preset keeps it, or where `--store` says), as `matrix --instances` does.

@@ -71,23 +71,24 @@ impl Sdk {
     }
 
     /// The options that make this SDK's fixture run its tool as the model's MRTR `handler`
-    /// (none for the default, `effect-only`), or why it cannot: only the Rust fixture takes
-    /// `--handler` and `--rounds` (rmcp 3.11 returns an `InputRequiredResult` from a tool and
-    /// hands the handler the continuation's `inputResponses` and `requestState`); the Python
-    /// and TypeScript fixtures have no tool that asks for input yet.
+    /// (none for the default, `effect-only`), or why it cannot: the Rust and Python fixtures
+    /// take `--handler` and `--rounds` (rmcp 3.11 returns an `InputRequiredResult` from a tool
+    /// and hands the handler the continuation's `inputResponses` and `requestState`; Python
+    /// `mcp` 2.3.0 lets a tool body return one and reads the continuation on its `Context`, and
+    /// seals the `requestState`); the TypeScript fixtures have no tool that asks for input yet.
     pub fn handler_options(self, handler: Handler) -> Result<Vec<String>, String> {
         if handler == Handler::default() {
             return Ok(Vec::new());
         }
         match self {
-            Sdk::Rust => Ok(vec![
+            Sdk::Rust | Sdk::Python => Ok(vec![
                 "--handler".into(),
                 handler.kind.as_str().into(),
                 "--rounds".into(),
                 handler.rounds.to_string(),
             ]),
             sdk => Err(format!(
-                "the {} fixture has no tool that asks for input (MRTR): it takes no --handler {} (only the Rust fixture's does)",
+                "the {} fixture has no tool that asks for input (MRTR): it takes no --handler {} (only the Rust and Python fixtures' do)",
                 sdk.as_str(),
                 handler.kind
             )),

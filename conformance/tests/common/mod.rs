@@ -1,6 +1,7 @@
 //! What the replay tests of single cells share: the fixture paths, the model's shortest
-//! counterexample for a cell, and one replay of it on the Rust fixture started for the cell
-//! (its `--cancel`, `--handler`), with every process group the runner started checked gone.
+//! counterexample for a cell, and one replay of it on the Rust fixture (or another SDK's) started
+//! for the cell (its `--cancel`, `--handler`), with every process group the runner started
+//! checked gone.
 
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
@@ -49,8 +50,21 @@ pub fn counterexample(config: &Config, profile: &Profile) -> Option<TraceFile> {
 }
 
 /// Replay `trace` on the Rust fixture started for the cell `fixture`, in `dir`.
+#[allow(dead_code)] // every test binary compiles this module; replay_mrtr calls `run_on` only
 pub fn run(trace: &TraceFile, fixture: &Config, profile: &Profile, dir: &Path, name: &str) -> ReplayResult {
-    let mut opts = paths().options_for_cell(Sdk::Rust, fixture, profile, dir).unwrap_or_else(|e| panic!("{e}"));
+    run_on(Sdk::Rust, trace, fixture, profile, dir, name)
+}
+
+/// Replay `trace` on `sdk`'s fixture started for the cell `fixture`, in `dir`.
+pub fn run_on(
+    sdk: Sdk,
+    trace: &TraceFile,
+    fixture: &Config,
+    profile: &Profile,
+    dir: &Path,
+    name: &str,
+) -> ReplayResult {
+    let mut opts = paths().options_for_cell(sdk, fixture, profile, dir).unwrap_or_else(|e| panic!("{e}"));
     opts.revision = None;
     let evidence = Evidence::new(opts.evidence_dir.as_deref()).expect("evidence");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
