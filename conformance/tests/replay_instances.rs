@@ -107,8 +107,8 @@ fn crash_trace() -> (TraceFile, Config, Profile) {
     let at = |want: &dyn Fn(&Action) -> bool| trace.actions.iter().position(want);
     let crash = at(&|a| *a == Action::ServerCrash { instance: 0 }).expect("instance 0 crashes");
     let first = at(&|a| matches!(a, Action::ServerCommit { attempt: 0, .. })).expect("the first attempt commits");
-    let retry_read =
-        at(&|a| matches!(a, Action::ServerReceive { attempt: 1, instance: 1, .. })).expect("instance 1 reads the retry");
+    let retry_read = at(&|a| matches!(a, Action::ServerReceive { attempt: 1, instance: 1, .. }))
+        .expect("instance 1 reads the retry");
     let retry_sent = at(&|a| matches!(a, Action::ClientRetry { attempt: 1, .. })).expect("a retry");
     assert!(first < crash && retry_sent < crash && crash < retry_read, "{:?}", trace.actions);
     (trace, config, profile)
