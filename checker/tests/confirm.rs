@@ -465,3 +465,52 @@ fn a_continuation_outside_the_key_s_scope_is_confirmed_with_the_cell_s_handler()
     }
     assert_eq!(code, 0, "every replay confirmed: {v:#}");
 }
+
+/// `--instances 2 --store per-instance` (issue 12, item 2): the cell is put in a deployment of
+/// two instances, each with its own key store, and its counterexamples are replayed on two Rust
+/// fixture processes; the at-most-once one, with no fault, is confirmed with one ledger line
+/// from each instance. The Python fixture keeps its store inside its one process and says so.
+#[test]
+fn a_cell_with_two_instances_is_replayed_on_two_processes() {
+    let fixtures = fixtures::dir().display().to_string();
+    let dir = temp("instances");
+    let args = [
+        "--profile",
+        "sep-3182",
+        "--transport",
+        "http",
+        "--client",
+        "retry-any",
+        "--key",
+        "per-call",
+        "--server",
+        "key-durable",
+        "--instances",
+        "2",
+        "--store",
+        "per-instance",
+        "--sdk",
+        "rust",
+        "--sdk",
+        "python",
+        "--fixtures",
+        &fixtures,
+    ];
+    let (v, code) = confirm(&args, &dir);
+    let results = check_shape(&v, code);
+    assert_eq!(code, 1, "python is inconclusive: {v:#}");
+    let rust: Vec<Value> = results.iter().filter(|r| r["sdk"] == "rust").cloned().collect();
+    assert!(rust.iter().all(|r| r["verdict"] == "confirmed"), "every counterexample on two processes: {v:#}");
+    for r in results.iter().filter(|r| r["sdk"] == "python") {
+        assert_eq!(r["verdict"], "inconclusive", "{r}");
+        assert!(r["reason"].as_str().unwrap().contains("cannot be two instances"), "{r}");
+    }
+    let (r, steps) = replay_of(&rust, "at-most-once");
+    assert!(!steps.iter().any(|s| s["action"].as_str().unwrap().starts_with("ServerCrash")), "no fault: {steps:?}");
+    let ledger = jsonl::read(&Path::new(r["evidence"].as_str().unwrap()).join("ledger.jsonl"));
+    let instances: BTreeSet<u64> =
+        ledger.iter().map(|l| l.get("instance").and_then(Value::as_u64).unwrap_or(0)).collect();
+    assert_eq!(instances, BTreeSet::from([0, 1]), "one effect on each instance: {ledger:?}");
+    let pids: BTreeSet<u64> = ledger.iter().map(|l| l["pid"].as_u64().unwrap()).collect();
+    assert_eq!(pids.len(), 2, "two processes charged: {ledger:?}");
+}
