@@ -18,7 +18,7 @@ fn temp(name: &str) -> Scratch {
 }
 
 /// `mcp-once confirm ARGS --format json --evidence DIR`: the JSON and the exit code.
-fn confirm(args: &[&str], evidence: &Path) -> (Value, i32) {
+fn confirm<S: AsRef<std::ffi::OsStr>>(args: &[S], evidence: &Path) -> (Value, i32) {
     let out = mcp_once!()
         .arg("confirm")
         .args(args)
@@ -246,15 +246,12 @@ fn note_of<'s>(steps: &'s [Value], action: &str) -> &'s str {
     step.unwrap_or_else(|| panic!("no {action}: {steps:?}"))["note"].as_str().unwrap()
 }
 
-/// `--cancel interrupts` (issue 12, item 3): the cell is put under that handling, the Rust
-/// fixture is started with it, and the stream close lands between the effect and the key
-/// record: every counterexample confirmed, the first attempt's record never written. The Python
-/// fixture cannot be that server and says so.
-#[test]
-fn a_handler_interrupted_between_effect_and_key_record_is_confirmed_with_the_cell_s_cancel() {
+/// `confirm`'s arguments for the SEP-3182 HTTP cell of a client that retries on any failure
+/// with one key per call, on the Rust and Python fixtures: the server `server` and the axes
+/// `extra` (a `--cancel`, `--handler` or `--instances` the cell is put under).
+fn keyed_http_cell(server: &str, extra: &[&str]) -> Vec<String> {
     let fixtures = fixtures::dir().display().to_string();
-    let dir = temp("interrupts");
-    let args = [
+    let mut args: Vec<String> = [
         "--profile",
         "sep-3182",
         "--transport",
@@ -264,17 +261,24 @@ fn a_handler_interrupted_between_effect_and_key_record_is_confirmed_with_the_cel
         "--key",
         "per-call",
         "--server",
-        "key-after-effect",
-        "--cancel",
-        "interrupts",
-        "--sdk",
-        "rust",
-        "--sdk",
-        "python",
-        "--fixtures",
-        &fixtures,
-    ];
-    let (v, code) = confirm(&args, &dir);
+        server,
+    ]
+    .map(String::from)
+    .into();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.extend(["--sdk", "rust", "--sdk", "python", "--fixtures"].map(String::from));
+    args.push(fixtures);
+    args
+}
+
+/// `--cancel interrupts` (issue 12, item 3): the cell is put under that handling, the Rust
+/// fixture is started with it, and the stream close lands between the effect and the key
+/// record: every counterexample confirmed, the first attempt's record never written. The Python
+/// fixture cannot be that server and says so.
+#[test]
+fn a_handler_interrupted_between_effect_and_key_record_is_confirmed_with_the_cell_s_cancel() {
+    let dir = temp("interrupts");
+    let (v, code) = confirm(&keyed_http_cell("key-after-effect", &["--cancel", "interrupts"]), &dir);
     let results = check_shape(&v, code);
     assert_eq!(code, 1, "python is inconclusive: {v:#}");
     for r in &results {
@@ -423,29 +427,8 @@ fn a_sample_of_every_server_behaviour_and_property_on_both_transports_is_confirm
 /// is confirmed on each with two ledger lines for one logical call.
 #[test]
 fn a_continuation_outside_the_key_s_scope_is_confirmed_with_the_cell_s_handler() {
-    let fixtures = fixtures::dir().display().to_string();
     let dir = temp("mrtr");
-    let args = [
-        "--profile",
-        "sep-3182",
-        "--transport",
-        "http",
-        "--client",
-        "retry-any",
-        "--key",
-        "per-call",
-        "--server",
-        "key-durable",
-        "--handler",
-        "input-after-effect",
-        "--sdk",
-        "rust",
-        "--sdk",
-        "python",
-        "--fixtures",
-        &fixtures,
-    ];
-    let (v, code) = confirm(&args, &dir);
+    let (v, code) = confirm(&keyed_http_cell("key-durable", &["--handler", "input-after-effect"]), &dir);
     let results = check_shape(&v, code);
     for r in &results {
         assert!(r["cell"].as_str().unwrap().contains("input-after-effect"), "{r}");
@@ -472,31 +455,8 @@ fn a_continuation_outside_the_key_s_scope_is_confirmed_with_the_cell_s_handler()
 /// from each instance. The Python fixture keeps its store inside its one process and says so.
 #[test]
 fn a_cell_with_two_instances_is_replayed_on_two_processes() {
-    let fixtures = fixtures::dir().display().to_string();
     let dir = temp("instances");
-    let args = [
-        "--profile",
-        "sep-3182",
-        "--transport",
-        "http",
-        "--client",
-        "retry-any",
-        "--key",
-        "per-call",
-        "--server",
-        "key-durable",
-        "--instances",
-        "2",
-        "--store",
-        "per-instance",
-        "--sdk",
-        "rust",
-        "--sdk",
-        "python",
-        "--fixtures",
-        &fixtures,
-    ];
-    let (v, code) = confirm(&args, &dir);
+    let (v, code) = confirm(&keyed_http_cell("key-durable", &["--instances", "2", "--store", "per-instance"]), &dir);
     let results = check_shape(&v, code);
     assert_eq!(code, 1, "python is inconclusive: {v:#}");
     let rust: Vec<Value> = results.iter().filter(|r| r["sdk"] == "rust").cloned().collect();

@@ -70,15 +70,21 @@ fn a_retry_reaching_the_other_instance_is_confirmed_when_each_keeps_its_own_stor
     let (fixture, _) = cell(StoreScope::PerInstance);
     let dir = scratch!("replay-instances", "per-instance");
     let result = run(&trace, &fixture, &profile, &dir, "per-instance");
+    let instances: BTreeSet<u64> = confirmed_on_two_processes(&result, &dir).into_iter().collect();
+    assert_eq!(instances, BTreeSet::from([0, 1]), "one effect on each instance");
+}
+
+/// Assert that `result` is confirmed with two effects, each a ledger line of its own process,
+/// both processes the runner's. Returns the instance of each line, in the ledger's order.
+fn confirmed_on_two_processes(result: &ReplayResult, dir: &Path) -> Vec<u64> {
     assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
     assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
-    let lines = writers(&dir);
-    let instances: BTreeSet<u64> = lines.iter().map(|(i, _)| *i).collect();
+    let lines = writers(dir);
     let pids: BTreeSet<u64> = lines.iter().map(|(_, p)| *p).collect();
-    assert_eq!(instances, BTreeSet::from([0, 1]), "one effect on each instance: {lines:?}");
     assert_eq!(pids.len(), 2, "two processes charged: {lines:?}");
-    let started = started(&result);
+    let started = started(result);
     assert!(pids.is_subset(&started), "the charging processes are the runner's: {pids:?} of {started:?}");
+    lines.iter().map(|(i, _)| *i).collect()
 }
 
 #[test]
@@ -119,12 +125,5 @@ fn a_retry_sent_before_one_instance_crashes_reaches_the_other_and_is_confirmed()
     let (trace, fixture, profile) = crash_trace();
     let dir = scratch!("replay-instances", "crash");
     let result = run(&trace, &fixture, &profile, &dir, "crash");
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
-    let lines = writers(&dir);
-    let instances: Vec<u64> = lines.iter().map(|(i, _)| *i).collect();
-    assert_eq!(instances, [0, 1], "instance 0 charges, then instance 1: {lines:?}");
-    let pids: BTreeSet<u64> = lines.iter().map(|(_, p)| *p).collect();
-    assert_eq!(pids.len(), 2, "two processes charged: {lines:?}");
-    assert!(pids.is_subset(&started(&result)), "the charging processes are the runner's: {pids:?}");
+    assert_eq!(confirmed_on_two_processes(&result, &dir), [0, 1], "instance 0 charges, then instance 1");
 }
