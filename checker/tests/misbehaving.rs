@@ -295,7 +295,7 @@ fn prints_a_partial_frame_and_exits() {
     // The server exits as soon as it reads the first attempt, which a pipe delivers at once; the
     // trace has it read both attempts before the first effect. So the runner finds it gone at the
     // retry's send, at the second read or while it waits for the first effect, as the two
-    // processes' timing falls. Each time the broken frame is the reason given first.
+    // processes' timing falls. Each time the reason names the broken frame too.
     let (v, _) = replay("partial-frame", Trace::Timeout, &["diverged"], &["inside a frame"]);
     let reason = v["reason"].as_str().unwrap();
     let seen = [
