@@ -88,6 +88,7 @@ impl McpModel {
             instances: config.deployment.instances,
             step_matters: config.key == KeyLifetime::PerStep,
             failure_matters: matches!(config.client, ClientPolicy::RetryOnTimeout | ClientPolicy::RetryOnDisconnect),
+            crash_bound: config.bounds.crashes,
         };
         Ok(McpModel { config, profile, view, rules })
     }

@@ -392,6 +392,8 @@ pub struct View {
     /// Server instances in the run (1 or 2), for showing a state; the packed view needs no
     /// flag for it (the second instance's facts are all 0 where there is none).
     pub instances: u8,
+    /// The run's crash bound: while crashes are left, a restart can start the id counter over.
+    pub crash_bound: u8,
 }
 
 /// Bytes per logical call in a packed view.
@@ -437,6 +439,9 @@ impl State {
     ///   entry only whether it is seen and completed, not which call it belongs to (the
     ///   server never reads that). These facts are written but never read by any step or
     ///   property.
+    /// - Of an id table, only the entries a request may still look up ([`Self::ids_that_may_return`]):
+    ///   an entry for an id no request in transit carries and no future request can get is
+    ///   never read again, whatever is written to it later.
     /// - Symmetry: the logical calls already started are written in a canonical order (sorted
     ///   by their own facts), with the calls named in messages in flight renamed to match.
     ///   Renaming started calls maps every step to a step and keeps every property, the worst
@@ -514,8 +519,10 @@ impl State {
             (v, true) => 1 | stored(v) << 1,
             (v, false) => (v & ID_CALL) | stored(v) << 2,
         };
+        let live = if lean && v.ids_matter { self.ids_that_may_return() } else { u16::MAX };
         for id in 0..=MAX_IDS {
-            p.put(entry(self.ids_seen[0][id]) | entry(self.ids_seen[1][id]) << 4);
+            let read = |table: usize| if live & 1 << id != 0 { entry(self.ids_seen[table][id]) } else { 0 };
+            p.put(read(0) | read(1) << 4);
         }
         debug_assert_eq!(p.at, PACKED_LEN);
         p.bytes
@@ -575,6 +582,47 @@ impl State {
                 [2 | round, id, 0, server as u8]
             }
         }
+    }
+
+    /// The JSON-RPC ids a request may still carry to the server, bit `id` set for each: one in
+    /// transit carries it, or the client may still send one with it. Client sides only move on
+    /// from waiting (to answered, abandoned or broken), the counter only grows between restarts
+    /// of the whole server, and a retry reuses only its call's latest id, so an id once out of
+    /// this set stays out.
+    /// - In transit: a request sent and not yet read.
+    /// - A retry that keeps its id (`retry_request_id = same`): the latest id of each call.
+    /// - Ids unique among outstanding requests: the lowest free id is taken, so any id but one
+    ///   held for good, by a request the client gave up waiting for or saw break (it stays
+    ///   outstanding: nothing answers it to the client any more).
+    /// - Ids unique within a session: ids from the counter on, and every id again while a
+    ///   restart of the whole server can still start the counter over (a crash left, or every
+    ///   instance down).
+    pub fn ids_that_may_return(&self) -> u16 {
+        const ALL: u16 = (1 << (MAX_IDS + 1)) - 2;
+        let v = self.view;
+        let bit = |id: u8| 1u16 << id;
+        let (mut carried, mut held) = (0u16, 0u16);
+        for c in 0..MAX_CALLS {
+            let sent = &self.attempts[c][..self.calls[c].sent as usize];
+            for t in sent {
+                match (t.server, t.client) {
+                    (ServerSide::Unseen, _) => carried |= bit(t.id),
+                    (_, ClientSide::Abandoned | ClientSide::Broken) => held |= bit(t.id),
+                    _ => {}
+                }
+            }
+            if let (true, Some(t)) = (v.ids_reused, sent.last()) {
+                carried |= bit(t.id);
+            }
+        }
+        let future = if v.ids_outstanding {
+            ALL & !held
+        } else if self.server.crashes < v.crash_bound || !self.server.any_up() {
+            ALL
+        } else {
+            ALL & !(bit(self.next_id) - 1)
+        };
+        carried | future
     }
 
     fn counter_matters(&self) -> bool {
