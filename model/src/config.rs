@@ -5,7 +5,7 @@
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
 use crate::named::named_enum;
-use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, Retention};
+use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile};
 use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -512,7 +512,7 @@ impl Config {
         if self.server.uses_keys() && k.idempotency_semantics.value == KeySemantics::None {
             return Err(format!("profile {} defines no idempotency key, so a key store is outside it", profile.name));
         }
-        if self.server == ServerImpl::KeyExpiring && k.idempotency_retention.value != Retention::Bounded {
+        if self.server == ServerImpl::KeyExpiring && !k.idempotency_retention.value.is_bounded() {
             return Err(format!("profile {} does not allow key records to expire", profile.name));
         }
         if self.server == ServerImpl::KeyAfterEffect && k.idempotency_crash_window.value == CrashWindow::Closed {

@@ -119,17 +119,6 @@ named_enum!(
     }
 );
 named_enum!(
-    /// How long a server keeps what it needs to answer a repeated key.
-    Retention {
-        /// A bounded window; a key presented after it may be treated as new.
-        Bounded = "bounded",
-        /// Forever.
-        Unbounded = "unbounded",
-        /// Not defined (no key semantics).
-        None = "none",
-    }
-);
-named_enum!(
     /// Whether the text allows a server to record the key after the effect (so that a crash
     /// between the two loses the record).
     CrashWindow {

@@ -38,6 +38,7 @@ mod spill;
 pub mod state;
 pub mod text;
 pub mod trace;
+mod windows;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use budget::{Budget, Stop};

@@ -45,6 +45,9 @@ pub(crate) struct Rules {
     pub(crate) semantics: KeySemantics,
     /// What a dedup server does with a duplicate of a request still running.
     pub(crate) in_progress: InProgress,
+    /// Whether a `key-expiring` server's records may leave before a retry arrives: the
+    /// retention window is not known to outlive the clients' retry horizon.
+    pub(crate) records_expire: bool,
 }
 
 /// The model of one configuration under one profile. It checks nothing by itself: a search
@@ -77,6 +80,8 @@ impl McpModel {
             streams_resume: k.sse_resumability.value == Resumability::Required,
             semantics: k.idempotency_semantics.value,
             in_progress: k.idempotency_in_progress.value,
+            records_expire: config.server == ServerImpl::KeyExpiring
+                && k.idempotency_retention.value.may_expire_before(k.retry_horizon.value),
         };
         let view = View {
             detail: false,
@@ -436,7 +441,7 @@ impl Model for McpModel {
                 out.push(Action::ServerCrash { instance });
             }
         }
-        if cfg.server == ServerImpl::KeyExpiring {
+        if self.rules.records_expire {
             for c in 0..cfg.bounds.calls as usize {
                 for key in 1..=MAX_ATTEMPTS as u8 {
                     if s.keys_durable[0][c] & Self::key_bit(key) != 0 {

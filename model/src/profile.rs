@@ -13,6 +13,7 @@
 pub use crate::knob_values::*;
 use crate::named::named_enum;
 use crate::text::one_line;
+pub use crate::windows::{Retention, RetryHorizon};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -135,6 +136,8 @@ pub struct Knobs {
     pub idempotency_store: Knob<IdempotencyStore>,
     /// Whether a client must reuse its key on retries and framework re-runs.
     pub idempotency_key_reuse: Knob<KeyReuse>,
+    /// How long after a call's first request a client may still retry or re-run it.
+    pub retry_horizon: Knob<RetryHorizon>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -327,6 +330,7 @@ raw_knobs!(
     server_instances => ServerInstances: Instances = Instances::Single,
     idempotency_store => IdempotencyStore: IdempotencyStore = IdempotencyStore::None,
     idempotency_key_reuse => IdempotencyKeyReuse: KeyReuse = KeyReuse::Unspecified,
+    retry_horizon => RetryHorizon: RetryHorizon = RetryHorizon::Unbounded,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

@@ -5,7 +5,7 @@
 use crate::action::Action;
 use crate::config::{ServerImpl, Transport};
 use crate::model::McpModel;
-use crate::profile::{Citation, KnobId, Revision};
+use crate::profile::{Citation, KnobId, RetryHorizon, Revision};
 use crate::state::{ServerSide, State};
 
 /// The knobs whose values allow `action` under this model's configuration, taking the model
@@ -77,6 +77,9 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
         Action::ServerRespond { .. } => vec![],
         Action::ServerCrash { .. } => vec![],
         Action::ServerRestart { .. } => vec![K::StdioRestart],
+        Action::KeyExpires { .. } if model.profile.knobs.retry_horizon.value != RetryHorizon::Unbounded => {
+            vec![K::IdempotencyRetention, K::RetryHorizon]
+        }
         Action::KeyExpires { .. } => vec![K::IdempotencyRetention],
         Action::ClientContinue { .. } if model.config.key != crate::config::KeyLifetime::None && scoped => {
             vec![K::InputRequired, K::IdempotencyContinuations]

@@ -181,6 +181,42 @@ fn a_key_scoped_per_instance_is_cited_as_the_proposal_s_rule() {
 }
 
 #[test]
+fn a_retention_window_is_compared_with_the_clients_retry_horizon() {
+    let with = |retention: &str| {
+        let knobs = knob("idempotency_retention", retention) + &knob("retry_horizon", "1h");
+        let p = proposal("window", &knobs);
+        let mut config = cell(&p, KeyLifetime::PerCall, ClientPolicy::RetryOnTimeout, no_crash());
+        config.server = ServerImpl::KeyExpiring;
+        McpModel::new(config, p).unwrap()
+    };
+    // A window that outlives every retry: no record expires, and the cell holds as a durable
+    // store does.
+    let long = with("24h");
+    let r = check_property(&long, PropertyKind::AtMostOnce);
+    assert_eq!(r.verdict, Verdict::Holds, "a 24h window outlives a 1h horizon");
+    // A shorter one: a record leaves before a retry, and the step cites both knobs.
+    let short = with("300s");
+    let cex = check_property(&short, PropertyKind::AtMostOnce).counterexample.expect("a 5 min window does not");
+    let at = cex.actions.iter().position(|a| matches!(a, Action::KeyExpires { .. })).expect("a record expires");
+    let cites = rules::citations(&short, &cex.states[at + 1], &cex.actions[at]);
+    let named: Vec<(KnobId, &str)> = cites.iter().map(|(k, v, _)| (*k, v.as_str())).collect();
+    assert_eq!(named, [(KnobId::IdempotencyRetention, "5m"), (KnobId::RetryHorizon, "1h")]);
+    // Left open (`bounded`, SEP-3182's own text), a record may leave before any retry.
+    let sep = Profile::load("sep-3182").unwrap();
+    let mut config = cell(&sep, KeyLifetime::PerCall, ClientPolicy::RetryOnTimeout, no_crash());
+    config.server = ServerImpl::KeyExpiring;
+    let open = McpModel::new(config, sep).unwrap();
+    assert!(check_property(&open, PropertyKind::AtMostOnce).counterexample.is_some());
+    assert_ne!(long.behaviour_key(), open.behaviour_key(), "the matrix must not share their searches");
+    // A duration that is not one is refused with the file, line and the values it takes.
+    let text = "name = \"w\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n"
+        .to_string()
+        + &knob("retry_horizon", "soon");
+    let err = Profile::parse("w.toml", &text, None).unwrap_err().to_string();
+    assert!(err.starts_with("w.toml:7:") && err.contains("unknown value `soon`") && err.contains("`24h`"), "{err}");
+}
+
+#[test]
 fn a_contradiction_points_at_the_knob_and_names_the_file_that_set_the_other() {
     let text = format!(
         "name = \"q\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n{}",

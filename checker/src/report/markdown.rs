@@ -7,7 +7,7 @@ use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, Transport, Verdict};
+use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
 use std::fmt::Write;
 
 /// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
@@ -218,7 +218,9 @@ pub fn check_markdown(cell: &Cell) -> String {
 ///   cancellation between its effect and its key record (a 2026-07-28 HTTP server MUST treat a
 ///   closed stream as a cancellation, and an SDK may cancel the handler's task there);
 /// - multi round-trip requests, where the profile has them and the cell's tool never asks for
-///   input: a handler that runs again on every round.
+///   input: a handler that runs again on every round;
+/// - key records leaving their window, where the cell's server keeps expiring records that the
+///   profile's retention keeps past every retry its clients may send.
 pub fn not_covered(m: &McpModel) -> Vec<String> {
     let cfg = &m.config;
     let mut gaps = Vec::new();
@@ -248,6 +250,16 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
              `--instances 2` (with `--store shared` or `per-instance`) checks that deployment."
                 .into(),
         );
+    }
+    let k = &m.profile.knobs;
+    let (retention, horizon) = (k.idempotency_retention.value, k.retry_horizon.value);
+    if cfg.server == ServerImpl::KeyExpiring && !retention.may_expire_before(horizon) {
+        gaps.push(format!(
+            "a key record that leaves the retention window before a retry arrives: the profile keeps records for \
+             {retention} and its clients retry within {horizon} of a call's first request \
+             (knobs idempotency_retention and retry_horizon), so no record of this cell expires. A client that \
+             retries later than that is outside the profile; a profile with a longer `retry_horizon` checks it."
+        ));
     }
     gaps
 }
