@@ -560,8 +560,13 @@ impl Config {
                 "expiring key records in a store per instance are not modelled (which store a record leaves)".into()
             );
         }
-        if profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery && self.key != KeyLifetime::None {
-            return Err("an outcome query with several instances is not modelled (which instance answers it)".into());
+        let query =
+            profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery && self.key != KeyLifetime::None;
+        if query && self.store() == StoreScope::PerInstance {
+            return Err(
+                "an outcome query to instances with a store each is not modelled (which instance answers it); --store shared is"
+                    .into(),
+            );
         }
         Ok(())
     }

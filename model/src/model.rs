@@ -373,8 +373,9 @@ impl Model for McpModel {
                         } else if self.uses_status_query() && !call.queried {
                             // Over stdio the query is written behind whatever the client wrote
                             // before it, and the server reads those first: it is answered only
-                            // once nothing is left unread in the pipe.
-                            if s.server.up[0] && (!self.rules.ordered || s.inbox.iter().next().is_none()) {
+                            // once nothing is left unread in the pipe. With several instances
+                            // (their store shared) any running one answers from that store.
+                            if s.server.any_up() && (!self.rules.ordered || s.inbox.iter().next().is_none()) {
                                 out.push(Action::ClientQueryOutcome { call: c8 });
                             }
                         } else {

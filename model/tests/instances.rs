@@ -218,3 +218,36 @@ fn cells_that_differ_only_in_their_store_are_different_searches() {
     let verdict = |m: &McpModel| check_property(m, PropertyKind::AtMostOnce).verdict;
     assert_eq!((verdict(&shared), verdict(&own)), (Verdict::Holds, Verdict::Violated));
 }
+
+#[test]
+fn an_outcome_query_is_answered_by_any_running_instance_from_the_shared_store() {
+    let config = Config { profile: "outcome-query".into(), ..cell(ServerImpl::KeyDurable, 2, None, one_call(1)) };
+    let m = model(config.clone());
+    // Instance 0 takes the call's effect and dies with its response unread; instance 1 answers
+    // the query from the store both share: the client learns the call completed, and does not
+    // retry.
+    let mut s = m.init_states().remove(0);
+    let path = [
+        Action::ClientCall { call: 0 },
+        Action::ServerReceive { call: 0, attempt: 0, instance: 0 },
+        Action::ServerCommit { call: 0, attempt: 0 },
+        Action::ServerCrash { instance: 0 },
+        Action::ClientSeesDisconnect { call: 0, attempt: 0 },
+    ];
+    for a in path {
+        let mut allowed = Vec::new();
+        m.actions(&s, &mut allowed);
+        assert!(allowed.contains(&a), "{a} is not allowed in {s:?}");
+        s = m.next_state(&s, a).unwrap();
+    }
+    let query = Action::ClientQueryOutcome { call: 0 };
+    let mut allowed = Vec::new();
+    m.actions(&s, &mut allowed);
+    assert!(allowed.contains(&query), "instance 1 runs, so the query is answered: {allowed:?}");
+    let after = m.next_state(&s, query).unwrap();
+    assert_eq!(after.calls[0].phase, state::Phase::Succeeded, "completed, from the shared record");
+    // Per-instance stores are refused, with the reason: which instance answers is not modelled.
+    let own = Config { deployment: Deployment { instances: 2, store: Some(StoreScope::PerInstance) }, ..config };
+    let why = own.applicable(&Profile::load("outcome-query").unwrap()).unwrap_err();
+    assert!(why.contains("--store shared"), "{why}");
+}
