@@ -135,6 +135,8 @@ pub struct Knobs {
     pub idempotency_store: Knob<IdempotencyStore>,
     /// Whether a client must reuse its key on retries and framework re-runs.
     pub idempotency_key_reuse: Knob<KeyReuse>,
+    /// Whether a receiver may refuse an operation (task) id it already has a record of.
+    pub task_id_validation: Knob<TaskIdValidation>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -327,6 +329,7 @@ raw_knobs!(
     server_instances => ServerInstances: Instances = Instances::Single,
     idempotency_store => IdempotencyStore: IdempotencyStore = IdempotencyStore::None,
     idempotency_key_reuse => IdempotencyKeyReuse: KeyReuse = KeyReuse::Unspecified,
+    task_id_validation => TaskIdValidation: TaskIdValidation = TaskIdValidation::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -488,6 +491,15 @@ impl Profile {
                 KnobId::IdempotencyKeyReuse,
                 KnobId::IdempotencyKey,
                 "`idempotency_key_reuse` needs a key (`idempotency_key`)".into(),
+            ));
+        }
+        if k.task_id_validation.value != TaskIdValidation::None
+            && k.idempotency_semantics.value != KeySemantics::StatusQuery
+        {
+            return Err((
+                KnobId::TaskIdValidation,
+                KnobId::IdempotencySemantics,
+                "`task_id_validation` is a rule for an operation id whose outcome is queried, so it needs key semantics `status-query` (`idempotency_semantics`)".into(),
             ));
         }
         Ok(())
