@@ -43,7 +43,8 @@ pub struct ConfigArgs {
     /// Idempotency key lifetime: none, per-call, per-attempt, per-step.
     #[arg(long, value_parser = parse::<KeyLifetime>)]
     pub key: Option<KeyLifetime>,
-    /// Server: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, key-volatile, key-durable, key-after-effect, key-expiring.
+    /// Server: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, key-volatile, key-durable, key-after-effect, key-expiring,
+    /// validates-task-id (outcome-query only: SEP-1686's receiver that rejects a task id it has a record of, from receipt).
     /// Each name is a preset of (store, cancellation): plain = no store + ignores,
     /// honours-cancel = no store + before-effect, every other = its store + ignores.
     #[arg(long, value_parser = parse::<ServerImpl>)]

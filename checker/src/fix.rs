@@ -40,8 +40,9 @@ pub struct Fix {
 
 /// Server behaviours in the order a fix prefers them: a durable record first (it survives a
 /// crash), the server as it is last.
-const SERVERS: [ServerImpl; 8] = [
+const SERVERS: [ServerImpl; 9] = [
     ServerImpl::KeyDurable,
+    ServerImpl::ValidatesTaskId,
     ServerImpl::DedupByIdDurable,
     ServerImpl::HonoursCancel,
     ServerImpl::DedupById,

@@ -36,7 +36,7 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     let out = mcp_once!().arg("check").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "violations found: exit 1; stderr: {}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("default matrix: 400 cells (320 checked, 80 not applicable)"), "{text}");
+    assert!(text.contains("default matrix: 460 cells (340 checked, 120 not applicable)"), "{text}");
     let safe_line = text
         .lines()
         .find(|l| l.contains("sep-3182") && l.contains("stdio") && l.contains("retry-any") && l.contains("key-durable"))
@@ -47,7 +47,8 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     // The cells where at-most-once holds, derived: a client that never retries sends one
     // attempt, so nothing can run twice: every applicable no-retry cell, 2 transports x (4
     // servers under mcp-2025-11-25 + 4 under mcp-2026-07-28, which define no key, + 8 under
-    // sep-3182 and 8 under outcome-query, which add the 4 key stores) = 48. A retrying client
+    // sep-3182, which adds the 4 key stores, and 9 under outcome-query, which adds them and
+    // SEP-1686's validating receiver) = 50. A retrying client
     // is safe only where a retry can never run again what ran: SEP-3182's durable store with
     // one key per logical call (a per-step key is new on every framework re-run), under each
     // of the 4 retrying policies, 2 transports x 4 = 8; and outcome-query's durable store on
@@ -57,8 +58,11 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     // answers "completed" once that attempt committed, and "unknown" only when it never will
     // (the process ended); over HTTP it can overtake the request it asks about = 3; and the
     // same 3 with a new key per attempt (the query asks about the attempt that failed, by that
-    // attempt's own key) = 3.
-    let derived = 2 * (4 + 4 + 8 + 8) + 2 * 4 + 3 + 3;
+    // attempt's own key) = 3. The validating receiver (outcome-query's validates-task-id) runs
+    // a task id once, whatever the transport: with one key per logical call under the 4
+    // retrying policies, 2 transports x 4 = 8; with a new key per attempt, as the durable store
+    // on stdio = 3.
+    let derived = 2 * (4 + 4 + 8 + 9) + 2 * 4 + 3 + 3 + 2 * 4 + 3;
     let listed: Vec<Vec<&str>> = text
         .lines()
         .skip_while(|l| !l.starts_with("cells where at-most-once holds"))
@@ -70,13 +74,15 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
         let [profile, transport, client, key, server] = cell[..] else { panic!("not a cell line: {cell:?}") };
         let safe = client == "no-retry"
             || (profile == "sep-3182" && key == "per-call" && server == "key-durable")
-            || ((profile, transport, server) == ("outcome-query", "stdio", "key-durable")
-                && client != "framework-retry");
+            || ((profile, transport) == ("outcome-query", "stdio")
+                && (server == "key-durable" || server == "validates-task-id")
+                && client != "framework-retry")
+            || (profile, key, server) == ("outcome-query", "per-call", "validates-task-id");
         assert!(safe, "at-most-once holds in a cell the derivation does not name: {cell:?}");
     }
     assert_eq!(listed.len(), derived, "{text}");
     let summary = format!(
-        "summary: 320 cells checked; every checked property holds in 0; at-most-once holds in {derived}; worst case 3 effects"
+        "summary: 340 cells checked; every checked property holds in 0; at-most-once holds in {derived}; worst case 3 effects"
     );
     assert!(text.contains(&summary), "{text}");
 }
@@ -182,9 +188,9 @@ fn matrix_json_lists_every_cell_of_a_profile() {
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let cells = v["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 2 * 5 * 8);
+    assert_eq!(cells.len(), 2 * 5 * 9);
     let na: Vec<&Value> = cells.iter().filter(|c| c["applicable"] == false).collect();
-    assert_eq!(na.len(), 2 * 5 * 4, "key stores do not apply without a key");
+    assert_eq!(na.len(), 2 * 5 * 5, "key stores (and the validating receiver) do not apply without a key");
     assert!(na[0]["reason"].as_str().unwrap().contains("defines no idempotency key"));
 }
 
@@ -217,10 +223,11 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     // SEP-3182 only adds the key: the cells without a key store are the same model, so the
     // changes are exactly the key-store cells, which did not apply before (2 transports x
     // 4 stores x (5 policies + 1 per-step framework cell + 4 per-attempt cells of the policies
-    // that retry)).
+    // that retry)). SEP-1686's validating receiver applies under neither (it needs an outcome
+    // query), so its cells change nothing.
     assert_eq!(changed.len(), 2 * 4 * 10);
     assert_eq!(v["summary"], json!({"newly-applicable": 80}), "the bottom line");
-    assert_eq!(v["cells"], 2 * 5 * 8 + 2 * 4 * 10, "the cells of both matrices, each once");
+    assert_eq!(v["cells"], 2 * 5 * 9 + 2 * 5 * 10, "the cells of both matrices, each once");
     for c in changed {
         assert!(c["before"].is_null() || c["before"]["applicable"] == false, "{c}");
         assert_eq!(c["kind"], "newly-applicable");
@@ -239,7 +246,7 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
     // A profile against itself changes nothing: exit 0.
     let out = mcp_once!().args(["diff", "sep-3182", "sep-3182"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("sep-3182 -> sep-3182: 0 of the matrix's 120 cells change"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("sep-3182 -> sep-3182: 0 of the matrix's 140 cells change"), "{}", stdout(&out));
 }
 
 #[test]
@@ -411,7 +418,7 @@ fn bench_quick_prints_every_part_in_json() {
     assert_eq!(cell["at_most_once"], "holds");
     assert_eq!(cell["end"], "exhaustive");
     assert_eq!(v["largest"], json!([]), "--quick skips the largest cells");
-    assert_eq!(v["matrix"]["checked"], 320);
+    assert_eq!(v["matrix"]["checked"], 340);
     assert!(v["matrix"]["seconds"].is_number());
     let growth = v["growth"].as_array().unwrap();
     assert!(growth.len() >= 4, "{growth:?}");

@@ -352,7 +352,7 @@ fn a_stdio_cancellation_is_written_where_the_trace_has_the_server_read_it() {
 /// of the outcome-query proposal whose counterexamples ask for an outcome (`tasks/get`: over
 /// HTTP those are not confirmed yet, see CONFIRMATION.md, group 1). `scripts/confirm` replays
 /// the whole matrix.
-const SAMPLE: [&str; 8] = [
+const SAMPLE: [&str; 9] = [
     "mcp-2025-11-25__T__retry-on-timeout__none__plain__",
     "mcp-2025-11-25__T__retry-on-timeout__none__honours-cancel__",
     "mcp-2026-07-28__T__retry-on-timeout__none__dedup-by-id__",
@@ -361,6 +361,7 @@ const SAMPLE: [&str; 8] = [
     "sep-3182__T__framework-retry__per-step__key-durable__",
     "sep-3182__T__retry-on-disconnect__per-call__key-after-effect__",
     "sep-3182__T__retry-on-timeout__per-call__key-expiring__",
+    "outcome-query__T__retry-any__per-call__validates-task-id__",
 ];
 const SAMPLE_QUERY: &str = "outcome-query__stdio__retry-on-disconnect__per-call__key-volatile__";
 
@@ -393,6 +394,7 @@ fn a_sample_of_every_server_behaviour_and_property_on_both_transports_is_confirm
             "key-durable",
             "key-after-effect",
             "key-expiring",
+            "validates-task-id",
         ];
         assert_eq!(servers, all_servers.iter().map(|s| s.to_string()).collect(), "{transport}: {v:#}");
         let properties: BTreeSet<&str> = here.iter().map(|r| r["property"].as_str().unwrap()).collect();

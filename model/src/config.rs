@@ -5,7 +5,9 @@
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
 use crate::named::named_enum;
-use crate::profile::{CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile};
+use crate::profile::{
+    CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, TaskIdValidation,
+};
 use crate::state::{Failure, MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -205,6 +207,12 @@ named_enum!(
         KeyAfterEffect = "key-after-effect",
         /// Durable and atomic, but a record can expire (bounded retention).
         KeyExpiring = "key-expiring",
+        /// SEP-1686's validating receiver (§4.2.3, under `task_id_validation = may-reject`):
+        /// the record of an operation (task) id is written durably when the request is read
+        /// (the task exists from creation), completes atomically with the effect, survives a
+        /// crash, and a later request with that id is rejected with an error (-32602) whether
+        /// its task is running, completed, or was cancelled or lost with its process.
+        ValidatesTaskId = "validates-task-id",
     }
 );
 
@@ -228,6 +236,7 @@ impl ServerImpl {
             Self::KeyDurable => "key records, durable, atomic with the effect",
             Self::KeyAfterEffect => "key records, durable, written after the effect",
             Self::KeyExpiring => "key records, durable, atomic, expiring",
+            Self::ValidatesTaskId => "task records, durable from receipt; a known task id is rejected",
         }
     }
     /// Where this preset keeps its store when it runs as several instances: in the process's
@@ -244,7 +253,15 @@ impl ServerImpl {
     }
     /// Whether this implementation keeps idempotency-key records.
     pub fn uses_keys(self) -> bool {
-        matches!(self, Self::KeyVolatile | Self::KeyDurable | Self::KeyAfterEffect | Self::KeyExpiring)
+        matches!(
+            self,
+            Self::KeyVolatile | Self::KeyDurable | Self::KeyAfterEffect | Self::KeyExpiring | Self::ValidatesTaskId
+        )
+    }
+    /// Whether this implementation rejects a request whose key (task id) it has a record of,
+    /// written from receipt and kept across a crash (`validates-task-id`).
+    pub fn validates_ids(self) -> bool {
+        self == Self::ValidatesTaskId
     }
     /// Whether this implementation deduplicates by JSON-RPC id.
     pub fn uses_ids(self) -> bool {
@@ -512,6 +529,18 @@ impl Config {
         if self.server.uses_keys() && k.idempotency_semantics.value == KeySemantics::None {
             return Err(format!("profile {} defines no idempotency key, so a key store is outside it", profile.name));
         }
+        if self.server.validates_ids() && k.task_id_validation.value == TaskIdValidation::None {
+            return Err(format!(
+                "profile {} lets no receiver reject an operation id it has seen (knob task_id_validation = none), so --server {} is outside it",
+                profile.name, self.server
+            ));
+        }
+        if self.server.validates_ids() && self.key == KeyLifetime::None {
+            return Err(format!(
+                "--server {} validates the task id a request carries; with --key none there is no id to validate",
+                self.server
+            ));
+        }
         if self.server == ServerImpl::KeyExpiring && !k.idempotency_retention.value.is_bounded() {
             return Err(format!("profile {} does not allow key records to expire", profile.name));
         }
@@ -562,6 +591,12 @@ impl Config {
         }
         let query =
             profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery && self.key != KeyLifetime::None;
+        if self.server.validates_ids() {
+            return Err(format!(
+                "--server {} on several instances is not modelled (where each keeps the task ids it created)",
+                self.server
+            ));
+        }
         if query && self.store() == StoreScope::PerInstance {
             return Err(
                 "an outcome query to instances with a store each is not modelled (which instance answers it); --store shared is"

@@ -190,3 +190,16 @@ named_enum!(
         EveryRerun = "every-rerun",
     }
 );
+named_enum!(
+    /// Whether a receiver of a request that names its operation (a requestor-generated task id)
+    /// may refuse an id it already has a record of, instead of running the request again.
+    TaskIdValidation {
+        /// No such rule (no requestor-named operation, or a proposal silent on it): the
+        /// `validates-task-id` server is outside the profile.
+        None = "none",
+        /// A receiver MAY reject an id already associated with one of its tasks (SEP-1686
+        /// §4.2.3) with an error; one that does not is conformant too, so both servers are
+        /// checked.
+        MayReject = "may-reject",
+    }
+);

@@ -218,8 +218,9 @@ impl McpModel {
             _ => ServerSide::Interrupted,
         };
         let st = self.store_of(s, c, a);
-        // A duplicate waiting on its key never held the key's in-progress mark.
-        if t.key != 0 && t.server != ServerSide::Waiting {
+        // A duplicate waiting on its key never held the key's in-progress mark; a validating
+        // receiver keeps the record of a cancelled task (its id stays taken).
+        if t.key != 0 && t.server != ServerSide::Waiting && !self.config.server.validates_ids() {
             s.keys_running[st][c] &= !Self::key_bit(t.key);
         }
         if t.server == ServerSide::Pending && self.config.server.uses_ids() {

@@ -138,6 +138,8 @@ pub struct Knobs {
     pub idempotency_key_reuse: Knob<KeyReuse>,
     /// How long after a call's first request a client may still retry or re-run it.
     pub retry_horizon: Knob<RetryHorizon>,
+    /// Whether a receiver may refuse an operation (task) id it already has a record of.
+    pub task_id_validation: Knob<TaskIdValidation>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -331,6 +333,7 @@ raw_knobs!(
     idempotency_store => IdempotencyStore: IdempotencyStore = IdempotencyStore::None,
     idempotency_key_reuse => IdempotencyKeyReuse: KeyReuse = KeyReuse::Unspecified,
     retry_horizon => RetryHorizon: RetryHorizon = RetryHorizon::Unbounded,
+    task_id_validation => TaskIdValidation: TaskIdValidation = TaskIdValidation::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).
@@ -492,6 +495,15 @@ impl Profile {
                 KnobId::IdempotencyKeyReuse,
                 KnobId::IdempotencyKey,
                 "`idempotency_key_reuse` needs a key (`idempotency_key`)".into(),
+            ));
+        }
+        if k.task_id_validation.value != TaskIdValidation::None
+            && k.idempotency_semantics.value != KeySemantics::StatusQuery
+        {
+            return Err((
+                KnobId::TaskIdValidation,
+                KnobId::IdempotencySemantics,
+                "`task_id_validation` is a rule for an operation id whose outcome is queried, so it needs key semantics `status-query` (`idempotency_semantics`)".into(),
             ));
         }
         Ok(())

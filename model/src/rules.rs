@@ -59,6 +59,11 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
                 vec![K::InputRequired]
             }
         }
+        // The validating receiver: every request with a task id reads its record (SEP-1686
+        // §4.2.3), and rejects the id where one exists.
+        Action::ServerReceive { .. } if server.validates_ids() => {
+            vec![K::IdempotencyKey, K::IdempotencySemantics, K::TaskIdValidation]
+        }
         Action::ServerReceive { .. } if server.uses_keys() => {
             vec![K::IdempotencyKey, K::IdempotencySemantics, K::IdempotencyInProgress]
         }
@@ -178,6 +183,9 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                     "the replayed final result stored for this id (its own round would ask for input)".into()
                 }
                 ServerSide::RespondedReplay => "the replayed result of an earlier request".to_string(),
+                ServerSide::RespondedError if model.config.server.validates_ids() => {
+                    "an error (-32602: the task id already exists)".into()
+                }
                 ServerSide::RespondedError => "an error (duplicate in progress)".into(),
                 ServerSide::RespondedInput => "an input-required result (MRTR)".into(),
                 ServerSide::RespondedReplayInput if model.config.server.uses_keys() => {
@@ -232,6 +240,10 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             let what = match t.server {
                 ServerSide::RespondedReplay => "recognises a duplicate and replays the stored result",
                 ServerSide::RespondedReplayInput => &replayed_input,
+                ServerSide::RespondedError if model.config.server.validates_ids() => {
+                    "rejects it with -32602: its task id is already associated with a task (SEP-1686 §4.2.3), which \
+                     it does not run again"
+                }
                 ServerSide::RespondedError => "rejects it: a request with this key (or id) is in progress",
                 ServerSide::Waiting => {
                     "holds it: a request with this key is in progress, and it waits for that one to end"
@@ -245,6 +257,9 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                     && model.config.server.has_store() =>
                 {
                     "starts the tool (its own store has no record of the call)"
+                }
+                ServerSide::Pending if model.config.server.validates_ids() && t.key != 0 => {
+                    "creates a task for its task id (a durable record) and starts the tool"
                 }
                 _ => "starts the tool",
             };

@@ -29,9 +29,10 @@ impl McpModel {
         let bit = Self::key_bit(key);
         match self.config.server {
             ServerImpl::KeyVolatile => s.keys_volatile[store][c] & bit != 0,
-            ServerImpl::KeyDurable | ServerImpl::KeyAfterEffect | ServerImpl::KeyExpiring => {
-                s.keys_durable[store][c] & bit != 0
-            }
+            ServerImpl::KeyDurable
+            | ServerImpl::KeyAfterEffect
+            | ServerImpl::KeyExpiring
+            | ServerImpl::ValidatesTaskId => s.keys_durable[store][c] & bit != 0,
             _ => false,
         }
     }
@@ -70,6 +71,10 @@ impl McpModel {
     /// continuation goes without one, `key_of`), a key belongs to one call, and every round-0
     /// request of a handler is answered alike, so the answer stored for a key is always of the
     /// kind the request that finds it would get.
+    ///
+    /// The validating receiver (`validates-task-id`, SEP-1686 §4.2.3) rejects a request whose
+    /// task id has a record, running (`keys_running`, which it keeps across a crash) or
+    /// completed; else it creates the record as it reads the request, and runs it.
     pub(crate) fn receive_request(&self, s: &mut State, c: usize, a: usize, instance: u8) {
         s.attempts[c][a].instance = instance;
         let t = s.attempts[c][a];
@@ -91,7 +96,9 @@ impl McpModel {
         } else if server.uses_keys() && t.key != 0 {
             let bit = Self::key_bit(t.key);
             let running = s.keys_running[st][c] & bit != 0;
+            let known = running || self.key_completed(s, st, c, t.key);
             match (self.rules.semantics, self.rules.in_progress) {
+                _ if server.validates_ids() && known => ServerSide::RespondedError,
                 (KeySemantics::Dedup, _) if self.key_completed(s, st, c, t.key) => self.key_replay(s, c, a),
                 (KeySemantics::Dedup, InProgress::Reject) if running => ServerSide::RespondedError,
                 (KeySemantics::Dedup, InProgress::Wait) if running => ServerSide::Waiting,
@@ -218,7 +225,8 @@ impl McpModel {
 
     /// Instance `instance` is killed: the requests it holds are lost, and with them the keys
     /// they were running (in a shared store too: the in-progress mark ends with the process
-    /// that runs the request); its own memory is lost. When no instance is left running,
+    /// that runs the request; not for `validates-task-id`, whose record of a created task is
+    /// durable); its own memory is lost. When no instance is left running,
     /// the requests in transit are lost too (nowhere to send them).
     pub(crate) fn crash(&self, s: &mut State, instance: u8) {
         let i = instance as usize;
@@ -231,8 +239,9 @@ impl McpModel {
                 let t = s.attempts[c][a];
                 let in_transit = t.client != ClientSide::Unsent && t.server == ServerSide::Unseen;
                 let held = t.server.in_flight() && t.instance == instance;
-                // A duplicate waiting on its key holds no in-progress mark to release.
-                if held && t.key != 0 && t.server != ServerSide::Waiting {
+                // A duplicate waiting on its key holds no in-progress mark to release; a
+                // validating receiver's record of a task is durable, and outlives its run.
+                if held && t.key != 0 && t.server != ServerSide::Waiting && !self.config.server.validates_ids() {
                     s.keys_running[own][c] &= !Self::key_bit(t.key);
                 }
                 if held || (in_transit && none_left) {
@@ -253,7 +262,8 @@ impl McpModel {
                 s.inbox.remove(at);
             }
         }
-        if self.config.store() == crate::config::StoreScope::PerInstance || none_left {
+        let durable_marks = self.config.server.validates_ids();
+        if !durable_marks && (self.config.store() == crate::config::StoreScope::PerInstance || none_left) {
             s.keys_running[own] = [0; MAX_CALLS];
         }
         s.keys_volatile[own] = [0; MAX_CALLS];

@@ -50,7 +50,8 @@ pub enum Failure {
     Timeout,
     /// The connection closed or the response stream broke.
     Disconnect,
-    /// The server answered with an error (a duplicate rejected as in progress).
+    /// The server answered with an error (a duplicate rejected as in progress, or a task id
+    /// the receiver already knows).
     ErrorReply,
     /// The step around the call failed after the call returned (framework retry only).
     StepError,
@@ -103,7 +104,8 @@ pub enum ServerSide {
     RespondedOk,
     /// The stored result of an earlier request was written back; nothing ran.
     RespondedReplay,
-    /// Rejected with an error (a duplicate still in progress); nothing ran.
+    /// Rejected with an error (a duplicate still in progress, or a task id already known to a
+    /// validating receiver); nothing ran.
     RespondedError,
     /// Dropped before its effect because its cancellation arrived.
     Dropped,
@@ -295,7 +297,9 @@ pub struct State {
     pub keys_durable: [[u8; MAX_CALLS]; MAX_INSTANCES],
     /// Volatile: completed key records kept in memory only (key-volatile).
     pub keys_volatile: [[u8; MAX_CALLS]; MAX_INSTANCES],
-    /// Keys whose request is executing (released when its instance dies).
+    /// Keys whose request is executing (released when its instance dies). For
+    /// `validates-task-id`: the durable record of a task created and not completed, kept
+    /// across a crash and a cancellation (its id stays taken).
     pub keys_running: [[u8; MAX_CALLS]; MAX_INSTANCES],
     /// JSON-RPC ids seen by an id-deduplicating server: 0 = unseen, else call + 1 ([`ID_CALL`]),
     /// with [`ID_ANSWERED`] set once that request completed, and the kind of the answer stored

@@ -15,8 +15,9 @@ pub struct FixtureArgs {
     /// stdio or http (Streamable HTTP on 127.0.0.1).
     #[arg(long, default_value = "stdio")]
     transport: fixture::Transport,
-    /// The model's server behaviour: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, or a
-    /// SEP-3182 key store: key-volatile, key-durable, key-after-effect, key-expiring.
+    /// The model's server behaviour: plain, honours-cancel, dedup-by-id, dedup-by-id-durable, a
+    /// SEP-3182 key store: key-volatile, key-durable, key-after-effect, key-expiring, or
+    /// validates-task-id (SEP-1686's validating receiver; needs --outcome-query).
     #[arg(long, default_value = "plain")]
     variant: fixture::Variant,
     /// The ledger file: one fsynced JSON line per side effect.

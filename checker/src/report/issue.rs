@@ -313,6 +313,9 @@ fn server_words(s: ServerImpl) -> &'static str {
         }
         ServerImpl::KeyAfterEffect => "store the idempotency key's record after the effect",
         ServerImpl::KeyExpiring => "keep durable idempotency-key records for a bounded time",
+        ServerImpl::ValidatesTaskId => {
+            "record each task id durably when it reads the request, and reject a request whose task id it already has"
+        }
     }
 }
 

@@ -46,10 +46,17 @@ impl Sdk {
 
     /// The `--variant` that makes this SDK's fixture the model's server `server`, or why the SDK
     /// cannot be it. Every fixture has every behaviour, the SEP-3182 key stores and their
-    /// `--outcome-query` included.
+    /// `--outcome-query` included, except SEP-1686's validating receiver (`validates-task-id`),
+    /// which only the Rust fixture has.
     /// (The Python SDK itself interrupts a cancelled handler; its fixture's variants of a server
     /// that ignores cancellation shield their handler from it.)
     pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
+        if server.validates_ids() && self != Sdk::Rust {
+            return Err(format!(
+                "the {} fixture has no {server} variant (SEP-1686's validating receiver): only the Rust fixture's is",
+                self.as_str()
+            ));
+        }
         Ok(Variant::for_server(server).as_str())
     }
 

@@ -26,6 +26,7 @@ pub fn paths() -> FixturePaths {
 /// The cell the single-cell replay tests start from: SEP-3182 over HTTP, a client that
 /// retries on any failure with one key per call, a durable key store, one call, one retry, no
 /// crash, the default handler and one instance (each test changes its own axis).
+#[allow(dead_code)] // replay_validating builds its own cell and trace
 pub fn durable_key_cell() -> (Config, Profile) {
     let profile = Profile::load("sep-3182").unwrap();
     let config = Config {
@@ -43,6 +44,7 @@ pub fn durable_key_cell() -> (Config, Profile) {
 }
 
 /// The model's shortest at-most-once counterexample for the cell, if it has one.
+#[allow(dead_code)] // replay_validating builds its own cell and trace
 pub fn counterexample(config: &Config, profile: &Profile) -> Option<TraceFile> {
     let model = McpModel::new(config.clone(), profile.clone()).unwrap();
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample?;
