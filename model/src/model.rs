@@ -133,9 +133,18 @@ impl McpModel {
             1 => String::new(),
             n => format!("|instances {n}|store {}|{}", c.store(), self.profile.knobs.server_instances.value),
         };
+        // Under framework-retry with a tool that never asks for input, every attempt after the
+        // first is a re-run, so a call's step is its attempt's index (and `sent`, in the view,
+        // already says it): a key per step is a key per attempt, value for value, and the two
+        // cells are one search.
+        let (mut key, mut view) = (c.key, self.view);
+        if c.client == ClientPolicy::FrameworkRetry && !c.handler.asks_input(0) && key == KeyLifetime::PerStep {
+            key = KeyLifetime::PerAttempt;
+            view.step_matters = false;
+        }
         format!(
-            "{rules:?}|{}|{}|{}|{}{cancel}{handler}{deployment}|{:?}|{:?}",
-            c.transport, c.client, c.key, c.server, c.bounds, self.view
+            "{rules:?}|{}|{}|{key}|{}{cancel}{handler}{deployment}|{:?}|{view:?}",
+            c.transport, c.client, c.server, c.bounds
         )
     }
 

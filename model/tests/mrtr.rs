@@ -244,3 +244,26 @@ fn cells_that_differ_only_in_their_handler_are_different_searches() {
     let two = Config { handler: Handler::new(HandlerKind::InputAfterEffect, Some(2)), ..base.clone() };
     assert!(!keys.contains(&model(two).behaviour_key()));
 }
+
+#[test]
+fn under_framework_retry_a_key_per_step_is_a_key_per_attempt_only_while_no_round_asks_for_input() {
+    let fw = |kind, key, retries| {
+        let c = cell("sep-3182", Transport::Http, ClientPolicy::FrameworkRetry, ServerImpl::KeyDurable, kind, 1);
+        model(Config { key, bounds: Bounds { calls: 1, retries, crashes: 1 }, ..c })
+    };
+    // Every attempt is a re-run: the two cells are one search, and the unreduced models agree
+    // on every answer, so sharing it hides nothing.
+    let (step, attempt) =
+        (fw(HandlerKind::EffectOnly, KeyLifetime::PerStep, 2), fw(HandlerKind::EffectOnly, KeyLifetime::PerAttempt, 2));
+    assert_eq!(step.behaviour_key(), attempt.behaviour_key());
+    let lengths = |m: &McpModel| shortest_lengths(&m.without_reductions(), PropertyKind::ALL, usize::MAX).unwrap();
+    let (a, b) = (lengths(&step), lengths(&attempt));
+    assert_eq!((a.violations, a.worst_effects, a.worst_length), (b.violations, b.worst_effects, b.worst_length));
+    // A continuation keeps its step and is an attempt of its own: the keys differ, and so do
+    // the searches.
+    let (step, attempt) = (
+        fw(HandlerKind::InputBeforeEffect, KeyLifetime::PerStep, 1),
+        fw(HandlerKind::InputBeforeEffect, KeyLifetime::PerAttempt, 1),
+    );
+    assert_ne!(step.behaviour_key(), attempt.behaviour_key());
+}
