@@ -16,6 +16,7 @@
 //! error text); `named` holds the macro for named enums and `debug` the readable state.
 
 pub mod action;
+mod attempt;
 pub mod budget;
 pub mod catalogue;
 mod codec;
@@ -23,6 +24,7 @@ pub mod config;
 mod debug;
 pub mod explore;
 mod frontier;
+mod handler;
 mod knob_values;
 pub mod model;
 mod named;
