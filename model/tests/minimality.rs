@@ -4,8 +4,8 @@
 //! counterexample must replay on the model with every reduction off. And the reductions must
 //! change no verdict, no length and no worst case, checked against the unreduced model (every
 //! reduction off, states compared in full): on the whole one-call matrix; on every distinct
-//! two-call search whose unreduced model has at most 1.5 M states (127 of 176; the others are
-//! named in the output); and against the first release's view on every two-call cell and on
+//! two-call search whose unreduced model has at most 1.5 M states (175 of 240 searches on
+//! 2026-12-02; the others are named in the output); and against the first release's view on every two-call cell and on
 //! the three-call safe cell. The cancellation, handler and instance axes are compared the same
 //! way, their two-call searches up to 300 k unreduced states here and 1.5 M in
 //! `scripts/reliability`. The ignored test `every_two_call_cell_matches_the_unreduced_model`

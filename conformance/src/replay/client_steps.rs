@@ -112,7 +112,8 @@ impl Driver<'_> {
     /// request travels on its own POST, the trace's server does something else first (reads
     /// another request, commits, answers an outcome query): to the server, a request late on
     /// the network, or still on it when the trace ends if the trace never has it read. A pipe
-    /// keeps the client's order, so over stdio only the expiry holds a request. Never when a
+    /// keeps the client's order, so over stdio only the expiry holds a request, and a crash that
+    /// loses a request the trace never has read (below). Never otherwise when a
     /// crash follows the send and loses the request on its way (one instance, or a request the
     /// trace never has read; with two, the other instance reads it), nor over HTTP when its stream
     /// must exist first: closed at once (a break that is no cancellation) or its cancellation
@@ -132,6 +133,12 @@ impl Driver<'_> {
         // A crash loses a request on its way only where no other instance can take it: with one
         // instance, or when the trace never has it read. With two, a request the trace has read
         // after a crash went to the instance still running, and is held like any other.
+        // Over stdio a pipe hands a request to the server at once. One the trace never has read,
+        // lost with a crash, is held back: written, a server that records a request on receipt
+        // (the validating receiver) could keep a trace of it before the kill lands.
+        if !http && read.is_none() && between.iter().any(|x| matches!(x, Action::ServerCrash { .. })) {
+            return Some("a crash losing it unread (a pipe would hand it to the server at once)");
+        }
         let crash_loses_it = read.is_none() || self.session.instances() == 1;
         let crash = |x: &Action| crash_loses_it && matches!(x, Action::ServerCrash { .. });
         if between.iter().any(|x| crash(x) || needs_stream(x)) {
