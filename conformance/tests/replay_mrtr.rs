@@ -188,3 +188,43 @@ fn the_rust_and_python_fixtures_run_a_tool_that_asks_for_input() {
         assert_eq!(sdk.handler_options(Handler::default()), Ok(Vec::new()), "the default needs no option");
     }
 }
+
+/// SEP-3182 with its continuations inside the key's scope, a key of their own per round (the
+/// SEP's author, in its pull request thread: the first request and each continuation "would
+/// naturally use different idempotency keys").
+fn keyed_continuations() -> Profile {
+    let text = "name = \"keyed-continuations\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_continuations]\nvalue = \"included\"\n[knobs.idempotency_continuations.cite]\nrevision = \"SEP-3182\"\npath = \"pull request thread\"\nsection = \"FAQ\"\nquote = \"would naturally use different idempotency keys\"\n";
+    Profile::parse("keyed-continuations.toml", text, None).unwrap()
+}
+
+/// With a key per round, the input-after-effect handler still charges on its continuation:
+/// the round's new key is one the server has not seen, and the handler runs from the start. The
+/// model's counterexample, replayed on `sdk`'s fixture, is confirmed with both ledger lines
+/// keyed, under different keys.
+fn keyed_round_charges_again_on(sdk: Sdk) {
+    let profile = keyed_continuations();
+    let (config, _) = cell(HandlerKind::InputAfterEffect);
+    let config = Config { profile: profile.name.clone(), ..config };
+    let trace = counterexample(&config, &profile).expect("a new round's key runs the handler again");
+    assert_eq!(trace.actions.len(), 8, "{:?}", trace.actions);
+    let name = format!("keyed-round-{}", sdk.as_str());
+    let dir = scratch!("replay-mrtr", &name);
+    let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    let ledger = read_objects(&dir.join("ledger.jsonl"));
+    assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
+    let keys: Vec<&Value> = ledger.iter().map(|l| &l["idempotency_key"]).collect();
+    assert!(keys.iter().all(|k| k.is_string()) && keys[0] != keys[1], "a key of its own per round: {ledger:?}");
+    let cont = note(&result, "ClientContinue");
+    assert!(cont.contains("requestState echoed") && cont.contains(", key "), "{cont}");
+}
+
+#[test]
+fn a_continuation_under_a_key_of_its_own_still_charges_again_on_the_rust_fixture() {
+    keyed_round_charges_again_on(Sdk::Rust);
+}
+
+#[test]
+fn a_continuation_under_a_key_of_its_own_still_charges_again_on_the_python_fixture() {
+    keyed_round_charges_again_on(Sdk::Python);
+}

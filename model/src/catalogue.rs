@@ -355,6 +355,17 @@ pub fn matrix_with_axes(profiles: &[Profile], cancels: &[Cancellation], handlers
         .collect()
 }
 
+/// The tool handlers a profile's own matrix checks (`check --profile P` alone, `diff`), for
+/// [`matrix_with_axes`]: every kind where the profile puts MRTR continuations inside the key's
+/// scope (`idempotency_continuations = included`), since that rule changes nothing for a tool
+/// that never asks for input; else `[]`, the default handler only.
+pub fn own_handlers(profile: &Profile) -> Vec<HandlerKind> {
+    match profile.knobs.idempotency_continuations.value {
+        crate::profile::Continuations::Included => HandlerKind::ALL.to_vec(),
+        _ => vec![],
+    }
+}
+
 /// `cells`, each under every number of server instances in `instances` (in that order; each
 /// cell's store as its preset keeps it). `[]` gives the cells as they are (one instance).
 /// Cells where several instances cannot arise (stdio, 2025-11-25) are kept, as not applicable.

@@ -152,6 +152,11 @@ named_enum!(
         None = "none",
         /// Outside the key's scope: a continuation carries no key, and nothing deduplicates it.
         Excluded = "excluded",
+        /// Inside the key's scope, one key per round: each round's request carries a key of its
+        /// own, which its retries reuse as the key lifetime says, so the server keeps one
+        /// record per key and round. A retried continuation gets its round's stored answer; a
+        /// continuation of a round not seen before runs the handler again, from the start.
+        Included = "included",
     }
 );
 

@@ -256,20 +256,6 @@ impl McpModel {
         self.rules.semantics == KeySemantics::StatusQuery && self.config.key != KeyLifetime::None
     }
 
-    /// The key attempt `attempt` carries: none on an MRTR continuation (outside the key's scope:
-    /// `idempotency_continuations`), else as the key lifetime says.
-    fn key_of(&self, attempt: usize, step: u8, round: u8) -> u8 {
-        if round > 0 {
-            return 0;
-        }
-        match self.config.key {
-            KeyLifetime::None => 0,
-            KeyLifetime::PerCall => 1,
-            KeyLifetime::PerStep => step + 1,
-            KeyLifetime::PerAttempt => attempt as u8 + 1,
-        }
-    }
-
     /// The JSON-RPC id a new attempt gets: the lowest id its profile allows, which is what an
     /// SDK's counter does and what makes an id collision as likely as the rules permit. An MRTR
     /// continuation, and a retry of one (it carries the same input), also avoids the ids of its
@@ -304,7 +290,7 @@ impl McpModel {
         let up = s.server.any_up();
         s.attempts[c][a] = Attempt {
             id,
-            key: self.key_of(a, step, round),
+            key: self.key_of(s, c, a, step, round),
             round,
             client: ClientSide::Waiting,
             server: if up { ServerSide::Unseen } else { ServerSide::Lost },

@@ -1,12 +1,12 @@
-//! The server side of the model's transitions: how the server reads a request (its key store
-//! or id table deciding between running, replaying and rejecting), takes its effect, answers
-//! (a result, or an input-required result under multi round-trip requests), and loses its
-//! memory in a crash.
+//! The server side of the model's transitions: which key a request carries, how the server
+//! reads it (its key store or id table deciding between running, replaying and rejecting),
+//! takes its effect, answers (a result, or an input-required result under multi round-trip
+//! requests), and loses its memory in a crash.
 
 use crate::config::Handler;
-use crate::config::ServerImpl;
+use crate::config::{KeyLifetime, ServerImpl};
 use crate::model::McpModel;
-use crate::profile::{InProgress, KeySemantics};
+use crate::profile::{Continuations, InProgress, KeySemantics};
 use crate::state::{
     ClientSide, Msg, Phase, ServerSide, State, ID_ANSWERED, ID_INPUT, ID_INPUT_ROUND, MAX_CALLS, MAX_IDS,
 };
@@ -17,6 +17,34 @@ const _: () = assert!(Handler::MAX_ROUNDS <= 2, "ID_INPUT_ROUND holds rounds 0 a
 impl McpModel {
     pub(crate) fn key_bit(key: u8) -> u8 {
         1 << (key - 1)
+    }
+
+    /// The key attempt `attempt` of call `c` carries: none on an MRTR continuation (outside the
+    /// key's scope: `idempotency_continuations`), else as the key lifetime says.
+    ///
+    /// With continuations inside the key's scope (`idempotency_continuations = included`) every
+    /// round has a key of its own: an attempt of a round the call has sent before under the
+    /// same key lifetime reuses that round's key (a per-call key: every earlier attempt of the
+    /// round; a per-step key: none, since a framework step sends each of its rounds once; a
+    /// per-attempt key: none), and any other gets a new one, numbered after its attempt.
+    pub(crate) fn key_of(&self, s: &State, c: usize, attempt: usize, step: u8, round: u8) -> u8 {
+        if self.profile.knobs.idempotency_continuations.value == Continuations::Included {
+            let earlier = s.attempts[c][..attempt].iter().find(|t| t.round == round && t.key != 0);
+            return match (self.config.key, earlier) {
+                (KeyLifetime::None, _) => 0,
+                (KeyLifetime::PerCall, Some(t)) => t.key,
+                _ => attempt as u8 + 1,
+            };
+        }
+        if round > 0 {
+            return 0;
+        }
+        match self.config.key {
+            KeyLifetime::None => 0,
+            KeyLifetime::PerCall => 1,
+            KeyLifetime::PerStep => step + 1,
+            KeyLifetime::PerAttempt => attempt as u8 + 1,
+        }
     }
 
     /// The store the instance holding attempt `(c, a)` reads and writes.
@@ -67,10 +95,10 @@ impl McpModel {
     /// may be reused once its request is answered), so a request can be answered with an
     /// input-required result where its own round would give the final one, or the reverse.
     ///
-    /// A key store cannot do that: a key is sent on first requests only (round 0; every
-    /// continuation goes without one, `key_of`), a key belongs to one call, and every round-0
-    /// request of a handler is answered alike, so the answer stored for a key is always of the
-    /// kind the request that finds it would get.
+    /// A key store cannot do that: a key belongs to one call and one round (a key is sent on
+    /// first requests only, or, with continuations inside the key's scope, each round has its
+    /// own: `key_of`), and every request of one round of a handler is answered alike, so the
+    /// answer stored for a key is always of the kind the request that finds it would get.
     ///
     /// The validating receiver (`validates-task-id`, SEP-1686 §4.2.3) rejects a request whose
     /// task id has a record, running (`keys_running`, which it keeps across a crash) or
@@ -159,7 +187,7 @@ impl McpModel {
     }
 
     /// Where the client stands after an outcome query finds the completed key record of a
-    /// request of `round`: input-required or done (a key is on round-0 requests only, and the
+    /// request of `round`: input-required or done (a key belongs to one round, and the
     /// record's answer is the one of its own request's round: see `receive_request`).
     pub(crate) fn after_result(&self, round: u8) -> Phase {
         if self.config.handler.asks_input(round) {

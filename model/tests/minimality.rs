@@ -6,8 +6,8 @@
 //! reduction off, states compared in full): on the whole one-call matrix; on every distinct
 //! two-call search whose unreduced model has at most 1.5 M states (175 of 240 searches on
 //! 2026-12-02; the others are named in the output); and against the first release's view on every two-call cell and on
-//! the three-call safe cell. The cancellation, handler and instance axes are compared the same
-//! way, their two-call searches up to 300 k unreduced states here and 1.5 M in
+//! the three-call safe cell. The cancellation, handler and instance axes, and MRTR
+//! continuations inside a key's scope, are compared the same way, their two-call searches up to 300 k unreduced states here and 1.5 M in
 //! `scripts/reliability`. The ignored test `every_two_call_cell_matches_the_unreduced_model`
 //! compares every two-call search, up to 640 M unreduced states
 //! (`cargo test --release -p mcp-once-model --test minimality -- --ignored`, run by
@@ -370,4 +370,34 @@ fn cells_with_two_instances_match_the_unreduced_model() {
     let (one, two, over) = compare_axis(models_of(one_call, 1), models_of(keyed, 2));
     eprintln!("two-instance cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {} states)", axis_limit());
     assert!(one >= 80 && two >= 1, "only {one} one-call and {two} two-call searches");
+}
+
+/// MRTR continuations inside the key's scope (issue 12, item 5: a proposal on SEP-3182 with
+/// `idempotency_continuations = included`, a key per round): every one-call cell of its matrix
+/// under each handler that asks for input has the verdicts, lengths and worst case of its
+/// unreduced model (a key's round is in the view with its attempt), and its counterexamples are
+/// as short as stateright's; its two-call durable-store cells under [`axis_limit`] unreduced
+/// states too, where one call's retried continuation meets its round's record. Measured at
+/// 300 k: 240 one-call searches, 26 two-call ones (94 over the limit).
+#[test]
+fn cells_with_continuations_inside_the_key_scope_match_the_unreduced_model() {
+    use HandlerKind::*;
+    let text = "name = \"keyed-continuations\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_continuations]\nvalue = \"included\"\n[knobs.idempotency_continuations.cite]\nrevision = \"SEP-3182\"\npath = \"pull request thread\"\nsection = \"FAQ\"\nquote = \"would naturally use different idempotency keys\"\n";
+    let profile = Profile::parse("keyed-continuations.toml", text, None).unwrap();
+    let handlers = [InputAfterEffect, InputBeforeEffect, InputAfterEffectStateful];
+    let cells = matrix_with_axes(std::slice::from_ref(&profile), &[], &handlers);
+    let with = |cells: &[Config], calls: u8| -> Vec<McpModel> {
+        let bounded = |c: &Config| Config { bounds: Bounds { calls, ..c.bounds }, ..c.clone() };
+        cells.iter().filter_map(|c| McpModel::new(bounded(c), profile.clone()).ok()).collect()
+    };
+    // A cell with no key reads no continuation's key: it is the SEP-3182 cell, compared above.
+    let keyed: Vec<Config> = cells.into_iter().filter(|c| c.key != KeyLifetime::None).collect();
+    let durable: Vec<Config> = keyed
+        .iter()
+        .filter(|c| matches!(c.server, ServerImpl::KeyDurable | ServerImpl::KeyAfterEffect))
+        .cloned()
+        .collect();
+    let (one, two, over) = compare_axis(with(&keyed, 1), with(&durable, 2));
+    eprintln!("keyed-continuation cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {} states)", axis_limit());
+    assert!(one >= 230 && two >= 25, "only {one} one-call and {two} two-call searches");
 }

@@ -1,8 +1,8 @@
 //! Room for proposals (issue 12, item 5): the variants SEP discussions raise are expressible
 //! as profile files and checked: a dedup proposal with no in-progress rule (a concurrent
-//! duplicate runs), a blocking wait-then-replay, a key scoped per instance, and the client half
-//! of a proposal (clients must reuse their key). A knob that contradicts another names where
-//! the other was set.
+//! duplicate runs), a blocking wait-then-replay, a key scoped per instance, MRTR continuations
+//! inside the key's scope (a key per round), and the client half of a proposal (clients must
+//! reuse their key). A knob that contradicts another names where the other was set.
 
 use mcp_once_model::state::{ServerSide, State};
 use mcp_once_model::*;
@@ -229,4 +229,67 @@ fn a_contradiction_points_at_the_knob_and_names_the_file_that_set_the_other() {
     assert!(err.contains("`knobs.idempotency_in_progress = \"reject\"`, set by profile sep-3182"), "{err}");
     assert!(err.contains("specs/proposals/sep-3182.toml"), "{err}");
     assert_eq!(err.lines().count(), 1);
+}
+
+/// SEP-3182 with its continuations inside the key's scope, one key per round (the SEP's author,
+/// in its pull request: the first request and each continuation "would naturally use different
+/// idempotency keys"): handler `kind`, key `key`, the client retrying any failure.
+fn keyed_continuations(kind: HandlerKind, key: KeyLifetime, crashes: u8) -> McpModel {
+    let p = proposal("keyed-continuations", &knob("idempotency_continuations", "included"));
+    let mut config = cell(&p, key, ClientPolicy::RetryAny, Bounds { calls: 1, retries: 1, crashes });
+    config.handler = Handler::new(kind, None);
+    McpModel::new(config, p).unwrap()
+}
+
+#[test]
+fn continuations_inside_the_keys_scope_are_deduplicated_round_by_round() {
+    use HandlerKind as H;
+    // A handler that asks before it charges: the lost final answer is retried under its
+    // round's key, and the durable record replays it. SEP-3182 as written sends that retry
+    // with no key, and it charges again.
+    for crashes in [0, 1] {
+        let m = keyed_continuations(H::InputBeforeEffect, KeyLifetime::PerCall, crashes);
+        assert_eq!(check_property(&m, PropertyKind::AtMostOnce).verdict, Verdict::Holds, "crashes {crashes}");
+        let sep = Profile::load("sep-3182").unwrap();
+        let mut config = m.config.clone();
+        config.profile = sep.name.clone();
+        let excluded = McpModel::new(config, sep).unwrap();
+        assert_eq!(check_property(&excluded, PropertyKind::AtMostOnce).verdict, Verdict::Violated);
+        assert_ne!(m.behaviour_key(), excluded.behaviour_key(), "the matrix must not share their searches");
+    }
+    // The replay is there: a retried continuation finds its round's record.
+    let m = keyed_continuations(H::InputBeforeEffect, KeyLifetime::PerCall, 0);
+    let replayed = |s: &State| s.attempts[0].iter().any(|t| t.round == 1 && t.server == ServerSide::RespondedReplay);
+    assert!(reachable(&m, 14, replayed), "a retried continuation is answered from its round's record");
+
+    // Each round has a key of its own, and a retry of a round reuses that round's key.
+    let cex =
+        check_property(&keyed_continuations(H::InputAfterEffect, KeyLifetime::PerCall, 0), PropertyKind::AtMostOnce)
+            .counterexample
+            .expect("a handler that charges before it asks charges on every round");
+    let last = cex.states.last().unwrap();
+    let (first, second) = (last.attempts[0][0], last.attempts[0][1]);
+    assert_eq!((first.round, second.round), (0, 1));
+    assert!(first.key != 0 && second.key != 0 && first.key != second.key, "{first:?} {second:?}");
+    assert_eq!(cex.len(), 8, "no fault: the second round's new key runs the handler from the start");
+    let knobs: Vec<KnobId> = rules::citations(
+        &keyed_continuations(H::InputAfterEffect, KeyLifetime::PerCall, 0),
+        &cex.states[7],
+        &cex.actions[6],
+    )
+    .into_iter()
+    .map(|(k, ..)| k)
+    .collect();
+    assert!(
+        knobs.contains(&KnobId::IdempotencyContinuations),
+        "the continuation's read cites the scope rule: {knobs:?}"
+    );
+
+    // Its own matrix (`check --profile FILE` alone) takes every handler kind; SEP-3182's, none.
+    assert_eq!(catalogue::own_handlers(&m.profile), HandlerKind::ALL);
+    assert!(catalogue::own_handlers(&Profile::load("sep-3182").unwrap()).is_empty());
+
+    // A key per attempt gives a retried continuation a new key: nothing matches it.
+    let per_attempt = keyed_continuations(H::InputBeforeEffect, KeyLifetime::PerAttempt, 0);
+    assert_eq!(check_property(&per_attempt, PropertyKind::AtMostOnce).verdict, Verdict::Violated);
 }

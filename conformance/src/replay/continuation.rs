@@ -1,8 +1,9 @@
 //! Multi round-trip requests (2026-07-28 `basic/patterns/mrtr.mdx`, SEP-2322) in a replay: the
 //! continuation the runner sends for the model's `ClientContinue` (the same tool and
 //! arguments, `inputResponses` answering the server's `inputRequests`, the exact
-//! `requestState` it returned, under the new id the trace's state gives, no idempotency key:
-//! SEP-3182 leaves continuations outside the key's scope), and the check that an answer is of
+//! `requestState` it returned, under the new id the trace's state gives, and the key the
+//! trace's state gives it: none where continuations are outside the key's scope, as SEP-3182
+//! leaves them, its round's own where a profile puts them inside), and the check that an answer is of
 //! the kind the trace's server gives (an input-required result where the model has
 //! `RespondedInput` or, from an id table, `RespondedReplayInput`; a final result where it has
 //! `RespondedOk` or `RespondedReplay`: an id table replays the answer stored for the id, of the
@@ -78,9 +79,12 @@ impl Driver<'_> {
     /// trace needs) with the continuation's params; a retry repeats the same ones.
     pub(crate) async fn client_continue(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
         let rec = state.attempts[usize::from(call)][usize::from(attempt)];
-        if rec.key != 0 {
-            return Err(stop(ReplayVerdict::Diverged, "the trace's continuation carries an idempotency key"));
-        }
+        // A key on a continuation: its profile puts continuations inside the key's scope, one
+        // key per round (`idempotency_continuations = included`); it is sent as any key is.
+        let key = match rec.key {
+            0 => "no key".to_string(),
+            k => format!("key {}", self.key_name(call, k)),
+        };
         let (from, result) = self.asked_for_input(call, attempt)?;
         let extra = continuation_params(&result);
         let answered: Vec<&str> = extra
@@ -89,7 +93,7 @@ impl Driver<'_> {
             .map(|m| m.keys().map(String::as_str).collect())
             .unwrap_or_default();
         let how = format!(
-            "continues attempt {}'s input-required answer (inputResponses for [{}], {}, no key)",
+            "continues attempt {}'s input-required answer (inputResponses for [{}], {}, {key})",
             from.1,
             answered.join(", "),
             if extra.contains_key("requestState") { "its requestState echoed" } else { "no requestState was given" }
