@@ -2,8 +2,11 @@
 //! `Signature`), and which cells of the matrix change between two profiles (`Diff`).
 
 use crate::run::{Cell, Checked};
+use mcp_once_model::config::StoreScope;
 use mcp_once_model::search::Counterexample;
-use mcp_once_model::{ClientPolicy, Config, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict};
+use mcp_once_model::{
+    Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict,
+};
 use std::fmt;
 
 /// One property's verdict in one cell, as tables show it.
@@ -90,12 +93,50 @@ pub struct CellKey {
     pub key: KeyLifetime,
     /// Server implementation.
     pub server: ServerImpl,
+    /// Cancellation handling where `--cancel` overrides the server preset's.
+    pub cancel: Option<Cancellation>,
+    /// The tool's handler and its input rounds.
+    pub handler: (HandlerKind, u8),
+    /// Server instances, and where they keep their store where it differs from the preset's.
+    pub deployment: (u8, Option<StoreScope>),
 }
 
 impl CellKey {
     /// The key of a configuration.
     pub fn of(c: &Config) -> CellKey {
-        CellKey { transport: c.transport, client: c.client, key: c.key, server: c.server }
+        CellKey {
+            transport: c.transport,
+            client: c.client,
+            key: c.key,
+            server: c.server,
+            cancel: c.cancel,
+            handler: (c.handler.kind, c.handler.rounds),
+            deployment: (c.deployment.instances, c.deployment.store),
+        }
+    }
+
+    /// The cell in words: `transport / client / key K / server`, and each axis that is not
+    /// its default (`--cancel`, `--handler`, `--rounds`, `--instances`, `--store`).
+    pub fn name(&self) -> String {
+        let mut out = format!("{} / {} / key {} / {}", self.transport, self.client, self.key, self.server);
+        if let Some(c) = self.cancel {
+            out.push_str(&format!(" / cancel {c}"));
+        }
+        let (kind, rounds) = self.handler;
+        if kind != HandlerKind::EffectOnly {
+            out.push_str(&format!(" / handler {kind}"));
+            if rounds != 1 {
+                out.push_str(&format!(" ({rounds} rounds)"));
+            }
+        }
+        let (instances, store) = self.deployment;
+        if instances != 1 {
+            out.push_str(&format!(" / {instances} instances"));
+        }
+        if let Some(store) = store {
+            out.push_str(&format!(" / store {store}"));
+        }
+        out
     }
 }
 

@@ -109,11 +109,6 @@ pub fn builtins() -> Vec<Profile> {
     builtin_profiles()
 }
 
-/// The default matrix's cells under `profiles`, each with its profile.
-pub fn default_matrix(profiles: &[Profile]) -> Vec<(Config, Profile)> {
-    matrix_cells(profiles, &[], &[])
-}
-
 /// The default matrix's cells under each cancellation handling in `cancels` (none: each
 /// server's preset, the default matrix), with their profiles.
 pub fn matrix_cells(

@@ -250,6 +250,40 @@ fn diff_of_2026_07_28_against_sep_3182_shows_exactly_the_cells_that_change() {
 }
 
 #[test]
+fn a_proposal_that_keys_mrtr_continuations_is_diffed_under_every_handler() {
+    // SEP-3182 with each MRTR round under a key of its own: the knob changes nothing for a tool
+    // that never asks for input, so diff takes every handler kind (as the profile's own matrix
+    // does: `own_handlers`).
+    let dir = temp("diff-keyed-continuations");
+    let file = dir.join("keyed.toml");
+    let cite = "[knobs.idempotency_continuations.cite]\nrevision = \"SEP-3182\"\npath = \"pull request thread\"\nsection = \"FAQ\"\nquote = \"would naturally use different idempotency keys\"\n";
+    let text = format!(
+        "name = \"keyed\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\nextends = \"sep-3182\"\n[knobs.idempotency_continuations]\nvalue = \"included\"\n{cite}"
+    );
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let args = ["diff", "sep-3182", file, "--calls", "1", "--crashes", "0", "--no-traces", "--format", "markdown"];
+    let out = mcp_once!().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("of the matrix's 560 cells change"), "4 handler kinds x 140 cells: {md}");
+    assert!(md.contains("a profile puts MRTR continuations inside the key's scope"), "{md}");
+    // A lost final answer retried under its round's key is replayed: the handler that asks
+    // first is fixed under a durable store.
+    assert!(md.contains("- **http / retry-any / key per-call / key-durable / handler input-before-effect**"), "{md}");
+    assert!(md.contains("**Bottom line: 21 fixed, 28 changed otherwise.**"), "{md}");
+    // The JSON says which handler each changed cell is under, with its rounds.
+    let json = ["diff", "sep-3182", file, "--calls", "1", "--crashes", "0", "--format", "json"];
+    let record: Value = serde_json::from_str(&stdout(&mcp_once!().args(json).output().unwrap())).unwrap();
+    let changed = record["changed"].as_array().unwrap();
+    assert_eq!(changed.len(), 49);
+    for c in changed {
+        let config = &c["after"]["config"];
+        assert!(config["handler"].is_string() && config["rounds"] == 1, "{config}");
+    }
+}
+
+#[test]
 fn diff_of_a_client_rule_names_the_cells_it_rules_out_with_its_reason() {
     // A proposal's client half: clients MUST reuse the key on every retry and re-run.
     let dir = temp("diff-reuse");
@@ -265,7 +299,12 @@ fn diff_of_a_client_rule_names_the_cells_it_rules_out_with_its_reason() {
     let md = stdout(&out);
     // 2 transports x 4 key stores x (4 per-attempt cells + 1 per-step cell).
     assert!(md.contains("**Bottom line: 40 no longer applicable.**"), "{md}");
-    assert!(md.contains("Bounds: calls 2, retries 1, crashes 0 in every cell."), "{md}");
+    assert!(
+        md.contains(
+            "Bounds: calls 2, retries 1, crashes 0 in every cell; the effect-only handler (--handler adds others)."
+        ),
+        "{md}"
+    );
     assert!(md.contains("Legend: "), "{md}");
     assert!(md.contains("#### No longer applicable"), "{md}");
     assert!(md.contains("n/a: profile reuse requires a client to reuse its key"), "{md}");

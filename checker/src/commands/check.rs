@@ -7,10 +7,11 @@ use crate::report::json::{CellRecord, MatrixRecord};
 use crate::report::markdown::check_markdown;
 use crate::report::table::{matrix_summary, matrix_table};
 use crate::report::text::{check_text, colour};
-use crate::run::{builtins, default_matrix, exit_code, profile_for, run_cells, run_with_progress};
+use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::budget::human_bytes;
+use mcp_once_model::catalogue::own_handlers;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::Options;
 use std::path::PathBuf;
@@ -57,7 +58,14 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         };
         let started = std::time::Instant::now();
         let options = Options { worst: true, budget };
-        let cells = run_with_progress("checking", default_matrix(&profiles), &props, options, a.out.as_deref())?;
+        // A profile's own matrix takes the handler kinds its rules matter for (a key scope
+        // over MRTR continuations: every kind); the built-ins' is the default matrix.
+        let handlers = match &a.config.profile {
+            Some(_) => own_handlers(&profiles[0]),
+            None => vec![],
+        };
+        let matrix = matrix_cells(&profiles, &[], &handlers);
+        let cells = run_with_progress("checking", matrix, &props, options, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
         match a.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),

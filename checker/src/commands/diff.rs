@@ -5,10 +5,11 @@ use crate::compare::diff;
 use crate::report::diff::{diff_text, DiffStyle};
 use crate::report::json::DiffRecord;
 use crate::report::text::colour;
-use crate::run::{builtins, default_matrix, profile_for, run_with_progress};
+use crate::run::{builtins, matrix_cells, profile_for, run_with_progress};
 use anyhow::Result;
 use clap::Args;
-use mcp_once_model::{Config, Options, Profile, PropertyKind};
+use mcp_once_model::catalogue::own_handlers;
+use mcp_once_model::{Config, HandlerKind, Options, Profile, PropertyKind};
 use std::process::ExitCode;
 
 /// Options of `mcp-once diff`.
@@ -28,6 +29,12 @@ pub struct DiffArgs {
     /// Server crashes in every cell (0 to 3; default: the default matrix's, 1).
     #[arg(long)]
     crashes: Option<u8>,
+    /// Compare every cell under each of these tool handlers (comma-separated: effect-only,
+    /// input-after-effect, input-before-effect, input-after-effect-stateful), as `matrix`
+    /// does. Default: every kind where either profile puts MRTR continuations inside the key's
+    /// scope (`idempotency_continuations = included`), else effect-only.
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::parse::<HandlerKind>, value_name = "LIST")]
+    handler: Vec<HandlerKind>,
     /// Leave the counterexample traces out: the bottom line, the bounds and each cell's
     /// verdicts only (short enough for a GitHub comment).
     #[arg(long)]
@@ -47,6 +54,27 @@ impl DiffArgs {
         b.retries = self.retries.unwrap_or(b.retries);
         b.crashes = self.crashes.unwrap_or(b.crashes);
         c
+    }
+
+    /// The handler kinds compared under profiles `a` and `b`, and why, in words.
+    fn handlers(&self, a: &Profile, b: &Profile) -> (Vec<HandlerKind>, String) {
+        let names = |kinds: &[HandlerKind]| kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
+        if !self.handler.is_empty() {
+            return (self.handler.clone(), format!("handlers {} (--handler)", names(&self.handler)));
+        }
+        // The handler kinds either profile's own matrix takes (a key scope over continuations
+        // changes nothing for a tool that never asks for input).
+        let mut own = own_handlers(a);
+        for kind in own_handlers(b) {
+            if !own.contains(&kind) {
+                own.push(kind);
+            }
+        }
+        if !own.is_empty() {
+            let text = format!("handlers {}: a profile puts MRTR continuations inside the key's scope", names(&own));
+            return (own, text);
+        }
+        (vec![], "the effect-only handler (--handler adds others)".into())
     }
 
     /// The bounds in words, for the report.
@@ -75,13 +103,15 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let pa = profile_for(&a.a, &mut loaded)?;
     let pb = profile_for(&a.b, &mut loaded)?;
     let options = Options { worst: true, budget: a.budget.budget()? };
+    let (handlers, handlers_text) = a.handlers(&pa, &pb);
     let matrix_of = |p: &Profile| {
-        let cells = default_matrix(std::slice::from_ref(p)).into_iter().map(|(c, p)| (a.bounded(c), p)).collect();
+        let cells = matrix_cells(std::slice::from_ref(p), &[], &handlers);
+        let cells = cells.into_iter().map(|(c, p)| (a.bounded(c), p)).collect();
         run_with_progress(&p.name, cells, PropertyKind::ALL, options, None)
     };
     let (cells_a, cells_b) = (matrix_of(&pa)?, matrix_of(&pb)?);
     let d = diff(&pa.name, &cells_a, &pb.name, &cells_b);
-    let bounds = a.bounds_text();
+    let bounds = format!("{}; {handlers_text}", a.bounds_text());
     let style = DiffStyle { markdown: false, colour: colour(), no_traces: a.no_traces };
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&DiffRecord::of(&d, &bounds))?),

@@ -75,7 +75,7 @@ pub fn diff_text(diff: &Diff, bounds: &str, style: DiffStyle) -> String {
 fn write_change(out: &mut String, change: &Change, style: DiffStyle) {
     let md = style.markdown;
     let k = change.key;
-    let name = format!("{} / {} / key {} / {}", k.transport, k.client, k.key, k.server);
+    let name = k.name();
     out.push_str(&if md { format!("- **{name}**\n") } else { format!("{name}\n") });
     if change.kind() == ChangeKind::NoLongerApplicable {
         let why = change.reason_after().unwrap_or("");

@@ -17,7 +17,8 @@ use crate::run::Cell;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    Cancellation, ClientPolicy, Config, End, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict, WorstSearch,
+    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, StoreScope, Transport,
+    Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -37,6 +38,12 @@ pub struct ConfigRecord<'a> {
     pub client: ClientPolicy,
     /// Server crashes.
     pub crashes: u8,
+    /// The tool's handler where it is not `effect-only` (absent: effect-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handler: Option<HandlerKind>,
+    /// Server instances where there are more than one (absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<u8>,
     /// Idempotency key lifetime.
     pub key: KeyLifetime,
     /// Profile name or path.
@@ -44,8 +51,15 @@ pub struct ConfigRecord<'a> {
     pub profile: Cow<'a, str>,
     /// Retries per call.
     pub retries: u8,
+    /// The handler's input rounds, where it asks for input (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u8>,
     /// Server implementation.
     pub server: ServerImpl,
+    /// Where the instances keep their store, where `--store` overrides the preset's (absent:
+    /// the preset's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreScope>,
     /// Transport.
     pub transport: Transport,
 }
@@ -58,10 +72,14 @@ impl<'a> ConfigRecord<'a> {
             cancel: c.cancel,
             client: c.client,
             crashes: c.bounds.crashes,
+            handler: Some(c.handler.kind).filter(|k| *k != HandlerKind::EffectOnly),
+            instances: Some(c.deployment.instances).filter(|n| *n != 1),
             key: c.key,
             profile: Cow::Borrowed(&c.profile),
             retries: c.bounds.retries,
+            rounds: Some(c.handler.rounds).filter(|r| *r != 0),
             server: c.server,
+            store: c.deployment.store,
             transport: c.transport,
         }
     }
