@@ -15,6 +15,7 @@ mod client_verdicts;
 mod commands;
 mod compare;
 mod confirm;
+mod conformant;
 mod fix;
 mod report;
 mod run;

@@ -203,7 +203,8 @@ pub fn trace_name(config: &Config, kind: TraceKind) -> String {
 
 /// A cell's name, usable as a file or folder name: its parameters joined by `__`
 /// (`mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c2r1k1`); a cancellation override
-/// follows the server (`key-after-effect-cancel-interrupts`).
+/// follows the server (`key-after-effect-cancel-interrupts`), and so do a handler and a
+/// deployment other than the default.
 pub fn cell_name(config: &Config) -> String {
     let profile = Path::new(&config.profile)
         .file_stem()
@@ -218,8 +219,15 @@ pub fn cell_name(config: &Config) -> String {
         (false, 1) => format!("-handler-{}", h.kind),
         (false, n) => format!("-handler-{}-rounds-{n}", h.kind),
     };
+    // So do several instances and a store other than the preset's (`-instances-2-store-shared`).
+    let d = config.deployment;
+    let deployment = match (d.instances, d.store) {
+        (1, _) => String::new(),
+        (n, None) => format!("-instances-{n}"),
+        (n, Some(s)) => format!("-instances-{n}-store-{s}"),
+    };
     format!(
-        "{profile}__{}__{}__{}__{}{cancel}{handler}__c{}r{}k{}",
+        "{profile}__{}__{}__{}__{}{cancel}{handler}{deployment}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
     )
 }

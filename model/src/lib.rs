@@ -10,7 +10,7 @@
 //! Layout: [`config`] (the parameters users choose), [`state`] (the compact state),
 //! [`action`] (the versioned action vocabulary a replayer implements), [`budget`] (limits on a
 //! search: states and memory), [`model`] (the
-//! transition rules), [`rules`] (which profile knob allows each step), [`property`] (every
+//! transition rules), [`rules`] (which profile knob allows each step), [`conformance`] (the MUSTs a server breaks), [`property`] (every
 //! property in one place), [`explore`] and [`search`] (the searches), [`trace`] (trace files and
 //! their validation), [`catalogue`] (the scenarios and the default matrix), [`text`] (one-line
 //! error text); `named` holds the macro for named enums and `debug` the readable state.
@@ -21,6 +21,7 @@ pub mod budget;
 pub mod catalogue;
 mod codec;
 pub mod config;
+pub mod conformance;
 mod debug;
 pub mod explore;
 mod frontier;

@@ -4,6 +4,7 @@
 
 use crate::action::Action;
 use crate::config::{ServerImpl, Transport};
+pub use crate::conformance::{breaches, Breach};
 use crate::model::McpModel;
 use crate::profile::{Citation, KnobId, RetryHorizon, Revision};
 use crate::state::{ServerSide, State};
@@ -90,37 +91,6 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
             vec![K::InputRequired, K::IdempotencyContinuations]
         }
         Action::ClientContinue { .. } => vec![K::InputRequired],
-    }
-}
-
-/// A MUST of the profile that a step breaks: the step is one a server (or client) conformant
-/// to the profile does not take, so the model checks a non-conformant party there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Breach {
-    /// The knob whose rule the step breaks.
-    pub knob: KnobId,
-    /// What the step does against it, in words.
-    pub what: String,
-}
-
-/// The MUSTs of the profile that `action` (taking the model to `after`) breaks. Today one
-/// step can: a request read by an instance with its own key store, under a profile whose store
-/// MUST be visible to every instance (`idempotency_store = shared`). Every other step the model
-/// takes is one its profile allows.
-pub fn breaches(model: &McpModel, _after: &State, action: &Action) -> Vec<Breach> {
-    let cfg = &model.config;
-    let own_store =
-        cfg.deployment.instances > 1 && cfg.store() == crate::config::StoreScope::PerInstance && cfg.server.has_store();
-    let shared_required = model.profile.knobs.idempotency_store.value == crate::profile::IdempotencyStore::Shared;
-    match action {
-        Action::ServerReceive { instance, .. } if own_store && shared_required => vec![Breach {
-            knob: KnobId::IdempotencyStore,
-            what: format!(
-                "{} reads it with its own key store, which the profile requires to be visible to every instance",
-                server_name(model, *instance)
-            ),
-        }],
-        _ => vec![],
     }
 }
 
@@ -263,7 +233,12 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                 }
                 _ => "starts the tool",
             };
-            format!("{} reads tools/call id {} and {what}", server_name(model, instance), id(call, attempt))
+            format!(
+                "{} reads tools/call id {} and {what}{}",
+                server_name(model, instance),
+                id(call, attempt),
+                cancel_unread(after, call, attempt)
+            )
         }
         Action::ServerReceiveCancel { call, attempt } => {
             let (was, now) = (
@@ -282,9 +257,10 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             format!("server reads the cancellation of id {} and {what}", id(call, attempt))
         }
         Action::ServerCommit { call, attempt } => format!(
-            "server commits the side effect of id {} (logical call {call} now has {} in the ledger)",
+            "server commits the side effect of id {} (logical call {call} now has {} in the ledger){}",
             id(call, attempt),
-            after.ledger[call as usize]
+            after.ledger[call as usize],
+            cancel_unread(after, call, attempt)
         ),
         Action::ServerStoreKey { call, attempt } => {
             format!("server stores the idempotency record of id {}, after the effect", id(call, attempt))
@@ -357,6 +333,19 @@ fn unrecognised_duplicate(model: &McpModel, before: &State, call: u8, attempt: u
 }
 
 /// "server", or "server instance N" where the run has several.
+/// Where the cancellation of `(call, attempt)` is on its way but not yet read, so the server
+/// goes on without it (a closed stream or a notification it has not seen yet), words saying
+/// so; empty otherwise.
+fn cancel_unread(after: &State, call: u8, attempt: u8) -> &'static str {
+    let unread =
+        after.inbox.iter().any(|m| m.is_cancel() && m.call() == call as usize && m.attempt() == attempt as usize);
+    if unread {
+        "; its cancellation has not reached the server yet"
+    } else {
+        ""
+    }
+}
+
 fn server_name(model: &McpModel, instance: u8) -> String {
     if model.config.deployment.instances > 1 {
         format!("server instance {instance}")

@@ -126,3 +126,74 @@ fn the_default_matrix_keeps_its_cells_and_a_cancel_list_multiplies_them() {
     assert_eq!(both.len(), 2 * default.len());
     assert!(both.iter().any(|c| c.server == ServerImpl::KeyAfterEffect && c.cancel() == Cancellation::Interrupts));
 }
+
+/// `cell` under another profile and transport.
+fn cell_under(profile: &str, transport: Transport, cancel: Option<Cancellation>) -> McpModel {
+    let config = Config { profile: profile.into(), transport, ..cell(ServerImpl::Plain, cancel, 0).config };
+    let config = Config { key: KeyLifetime::None, ..config };
+    McpModel::new(config, Profile::load(profile).unwrap()).unwrap()
+}
+
+#[test]
+fn ignoring_a_closed_stream_breaks_a_must_over_2026_07_28_http_only() {
+    // 2026-07-28 streamable-http.mdx: the server MUST treat a closed stream as a cancellation.
+    let m = cell(ServerImpl::KeyAfterEffect, None, 0);
+    let knobs: Vec<KnobId> = conformance::server_breaches(&m.config, &m.profile).iter().map(|b| b.knob).collect();
+    assert_eq!(knobs, vec![KnobId::HttpDisconnectIsCancel]);
+    for cancel in [Cancellation::BeforeEffect, Cancellation::Interrupts] {
+        let m = cell(ServerImpl::KeyAfterEffect, Some(cancel), 0);
+        assert!(conformance::server_breaches(&m.config, &m.profile).is_empty(), "under {}", m.config);
+    }
+    // The conformant servers of its kind: the two that treat the close as a cancellation,
+    // every other parameter the same.
+    let variants = conformance::conformant_variants(&m.config, &m.profile);
+    let cancels: Vec<Cancellation> = variants.iter().map(|c| c.cancel()).collect();
+    assert_eq!(cancels, vec![Cancellation::BeforeEffect, Cancellation::Interrupts]);
+    assert!(variants.iter().all(|c| Config { cancel: None, ..c.clone() } == m.config), "{variants:?}");
+    // Over stdio a server SHOULD stop; under 2025-11-25 a disconnect SHOULD NOT be a
+    // cancellation: neither is a MUST, so ignoring breaks nothing there.
+    for m in [cell_under("mcp-2026-07-28", Transport::Stdio, None), cell_under("mcp-2025-11-25", Transport::Http, None)]
+    {
+        assert!(conformance::server_breaches(&m.config, &m.profile).is_empty(), "under {}", m.config);
+        assert!(conformance::conformant_variants(&m.config, &m.profile).is_empty(), "under {}", m.config);
+    }
+    let plain = cell_under("mcp-2026-07-28", Transport::Http, None);
+    assert_eq!(conformance::server_breaches(&plain.config, &plain.profile).len(), 1, "under {}", plain.config);
+}
+
+#[test]
+fn a_conformant_server_reaches_the_crash_window_sooner_and_its_run_breaks_nothing() {
+    // With a crash allowed, the ignoring server needs the crash between effect and record; the
+    // server that a closed stream interrupts loses the record with no crash, in fewer steps.
+    let own = check_property(&cell(ServerImpl::KeyAfterEffect, None, 1), PropertyKind::AtMostOnce);
+    let own_cex = own.counterexample.expect("violated with a crash");
+    let conformant =
+        check_property(&cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Interrupts), 1), PropertyKind::AtMostOnce);
+    let cex = conformant.counterexample.expect("violated");
+    assert!(cex.len() < own_cex.len(), "{} against {}", cex.len(), own_cex.len());
+    let m = cell(ServerImpl::KeyAfterEffect, Some(Cancellation::Interrupts), 1);
+    assert!((0..cex.len()).all(|i| rules::breaches(&m, &cex.states[i + 1], &cex.actions[i]).is_empty()));
+    // The ignoring server's run marks the close of a stream whose request had not yet taken
+    // effect, and only that.
+    let m = cell(ServerImpl::KeyAfterEffect, None, 1);
+    for (i, a) in own_cex.actions.iter().enumerate() {
+        let after = &own_cex.states[i + 1];
+        let breaks = rules::breaches(&m, after, a);
+        let close = matches!(a, Action::StreamBreak { .. } | Action::ClientCancel { .. });
+        let before_effect = |c: u8, t: u8| {
+            matches!(
+                after.attempts[c as usize][t as usize].server,
+                state::ServerSide::Unseen | state::ServerSide::Pending
+            )
+        };
+        let expected = match *a {
+            Action::StreamBreak { call, attempt } | Action::ClientCancel { call, attempt } => {
+                before_effect(call, attempt)
+            }
+            _ => false,
+        };
+        assert_eq!(!breaks.is_empty(), close && expected, "step {} {a}: {breaks:?}", i + 1);
+        assert!(breaks.iter().all(|b| b.knob == KnobId::HttpDisconnectIsCancel));
+    }
+    assert!((0..own_cex.len()).any(|i| !rules::breaches(&m, &own_cex.states[i + 1], &own_cex.actions[i]).is_empty()));
+}

@@ -3,6 +3,7 @@
 //! validated against the model.
 
 use crate::args::{properties, BudgetArgs, ConfigArgs, Format};
+use crate::conformant::check_conformant;
 use crate::report::json::{CellRecord, MatrixRecord};
 use crate::report::markdown::check_markdown;
 use crate::report::table::{matrix_summary, matrix_table};
@@ -78,10 +79,19 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     // One property answers at its shortest counterexample; `all` is the full report.
     let options = Options { worst: a.worst || props.len() > 1, budget };
     let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), 1, &|| {})?;
+    // Where the server breaks a MUST of the profile, the conformant servers of its kind too.
+    let conformant = match &cells[0].outcome {
+        Ok(c) if c.any_violated() => check_conformant(&c.model, &props, options, a.out.as_deref())?,
+        _ => None,
+    };
+    let conformant = conformant.as_ref();
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&CellRecord::of(&cells[0]))?),
-        Format::Markdown => print!("{}", check_markdown(&cells[0])),
-        Format::Text => print!("{}", check_text(&cells[0], colour())),
+        Format::Json => {
+            let record = CellRecord::of(&cells[0]).with_conformant(conformant);
+            println!("{}", serde_json::to_string_pretty(&record)?)
+        }
+        Format::Markdown => print!("{}", check_markdown(&cells[0], conformant)),
+        Format::Text => print!("{}", check_text(&cells[0], conformant, colour())),
     }
     if let Ok(Some(s)) = cells[0].outcome.as_ref().map(|c| c.spilled) {
         eprintln!(

@@ -4,6 +4,7 @@
 //! reproduce it. Paths are redacted unless `--keep-paths`.
 
 use crate::args::BudgetArgs;
+use crate::conformant::check_conformant;
 use crate::fix::{self, Audience};
 use crate::report::issue::{issue_markdown, Issue, GITHUB_LIMIT};
 use crate::report::redact::Redactor;
@@ -12,7 +13,7 @@ use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::PropertyKind;
+use mcp_once_model::{Options, PropertyKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,7 +53,10 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
-    let fix = fix::search(&valid.model.config, property, audience, a.budget.budget()?)?;
+    let budget = a.budget.budget()?;
+    let fix = fix::search(&valid.model.config, property, audience, budget)?;
+    // Where the trace's server breaks a MUST, whether one that keeps it reaches the same.
+    let conformant = check_conformant(&valid.model, &[property], Options { worst: false, budget }, None)?;
     let issue = Issue {
         model: &valid.model,
         property: &trace.property,
@@ -61,6 +65,7 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
         evidence: evidence.as_ref().map(|e| (e, dir.as_str())),
         audience,
         fix: &fix,
+        conformant: conformant.as_ref(),
     };
     let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());
     print!("{}", fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()));

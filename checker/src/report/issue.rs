@@ -4,6 +4,7 @@
 //! model proves, and how to reproduce it. Paths are redacted by the caller
 //! ([`crate::report::redact`]); the wire log is folded to fit a GitHub comment.
 
+use crate::conformant::{Conformant, ConformantAnswer};
 use crate::fix::{Audience, Fix};
 use crate::report::markdown::{
     cited_steps, faults, found_by, mermaid, parameter_table, property_flag, summary_paragraph, summary_property,
@@ -11,7 +12,7 @@ use crate::report::markdown::{
 use crate::report::replay::ReplayEvidence;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
-use mcp_once_model::{rules, ClientPolicy, Config, KeyLifetime, McpModel, ServerImpl};
+use mcp_once_model::{rules, ClientPolicy, Config, KeyLifetime, McpModel, PropertyKind, ServerImpl};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -40,6 +41,8 @@ pub struct Issue<'a> {
     pub audience: Audience,
     /// The suggested fix's search.
     pub fix: &'a Fix,
+    /// The conformant servers of the trace's kind, checked, where its server breaks a MUST.
+    pub conformant: Option<&'a Conformant>,
 }
 
 /// The report, its wire log folded so that the whole stays under [`GITHUB_LIMIT`].
@@ -60,6 +63,9 @@ fn render(issue: &Issue, log_budget: usize) -> String {
     let _ = writeln!(out, "### Why the spec allows it\n\n{}\n", summary_paragraph(m, issue.property, issue.cex));
     out.push_str(&cited_steps(m, issue.cex));
     let _ = writeln!(out, "\n{}", rules_paragraph(issue));
+    if let Some(k) = issue.conformant {
+        let _ = writeln!(out, "### A conformant server\n\n{}", conformant_section(issue, k));
+    }
     let _ = writeln!(out, "### Suggested fix\n\n{}", suggested_fix(issue));
     let _ = writeln!(out, "### Reproduce\n\n{}", reproduce(issue));
     let _ = writeln!(out, "<details><summary>Parameters and sequence</summary>\n");
@@ -71,6 +77,37 @@ fn render(issue: &Issue, log_budget: usize) -> String {
     out.push('\n');
     out.push_str(&found_by());
     out
+}
+
+/// Whether a server that keeps the MUSTs this one breaks reaches the same violation: its
+/// shortest run, cited step by step, or that none does.
+fn conformant_section(issue: &Issue, k: &Conformant) -> String {
+    let property = issue.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
+    match k.answer(property) {
+        ConformantAnswer::Reached(v, cex) if cex.actions == issue.cex.actions => format!(
+            "A server that keeps the MUST (`{}`) reaches the same violation by the same {} steps, its cancellation not \
+             having reached it yet where the steps above are marked: the run does not rest on the breach.\n",
+            k.change(&v.model.config),
+            cex.len()
+        ),
+        ConformantAnswer::Reached(v, cex) => format!(
+            "A server that keeps the MUST (`{}`) reaches the same violation in {} steps, so the issue does not rest on \
+             the breach; its run is the one to file:\n\n{}",
+            k.change(&v.model.config),
+            cex.len(),
+            cited_steps(&v.model, cex)
+        ),
+        ConformantAnswer::NotReached => format!(
+            "No server of this kind that keeps the MUST reaches this violation ({} hold), so it is a bug of a \
+             non-conformant server only.\n",
+            k.variant_names()
+        ),
+        ConformantAnswer::Unknown => format!(
+            "Whether a server of this kind that keeps the MUST reaches this violation is unknown: the search of {} \
+             stopped at its budget first.\n",
+            k.variant_names()
+        ),
+    }
 }
 
 /// What went wrong, in a few words: the property's failure for one call.
@@ -284,12 +321,10 @@ fn rules_paragraph(issue: &Issue) -> String {
         )
     } else {
         format!(
-            "Step{} {} {} a MUST of the profile `{}` (marked above): a server conformant to it does not take {}, so the run shows what a non-conformant server does. Every other step is one the profile allows. The rules the run rests on, by strength:\n\n",
+            "At step{} {} the server breaks a MUST of the profile `{}` (marked above), so the run shows what a non-conformant server does; `mcp-once check` on this cell shows whether a conformant server reaches the same violation, and its trace first. Every other step is one the profile allows. The rules the run rests on, by strength:\n\n",
             if breaking.len() > 1 { "s" } else { "" },
             breaking.join(", "),
-            if breaking.len() > 1 { "break" } else { "breaks" },
             m.profile.name,
-            if breaking.len() > 1 { "them" } else { "it" }
         )
     };
     let tail = match issue.audience {

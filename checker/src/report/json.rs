@@ -3,7 +3,9 @@
 //! Shapes (stable; see README "JSON output"): `check` prints one object with `config`,
 //! `results` (one entry per property: `property`, `verdict`, `states`, `seconds`, and for a
 //! violation `trace` with `steps`, `effects`, `file`), `search` (and `stopped` at a budget),
-//! `worst_effects`, `worst_search` and `worst_trace`; `matrix` prints `{"cells": [...]}` of
+//! `worst_effects`, `worst_search` and `worst_trace`, and where the server breaks a MUST of
+//! the profile `breaks` (the knobs) and, from `check`, `conformant` (per property, what the
+//! conformant servers of its kind reach); `matrix` prints `{"cells": [...]}` of
 //! such objects (and `shard` for one shard; `merge` reads these records back), a cell that
 //! does not apply having `applicable: false` and a `reason`; `diff` prints
 //! `{"a", "b", "changed": [{"before", "after"}]}`.
@@ -13,7 +15,9 @@
 //! byte for byte.
 
 use crate::compare::{ChangeKind, Diff};
+use crate::conformant::{Conformant, ConformantAnswer};
 use crate::run::Cell;
+use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
@@ -173,9 +177,16 @@ pub enum CellRecord<'a> {
     Checked {
         /// Always `true`.
         applicable: bool,
+        /// The knobs whose MUST the cell's server breaks by what it is (absent: none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        breaks: Vec<String>,
         /// The configuration.
         #[serde(borrow)]
         config: ConfigRecord<'a>,
+        /// Where the server breaks a MUST and a property is violated (`check` of one cell): what
+        /// the conformant servers of its kind say of each property (absent otherwise).
+        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+        conformant: Option<Vec<ConformantRecord<'a>>>,
         /// Its profile.
         #[serde(borrow)]
         profile: ProfileRecord<'a>,
@@ -244,9 +255,13 @@ impl<'a> CellRecord<'a> {
                 (SearchEnd::Stopped, Some(StopRecord { depth_completed, reason: why.to_string() }))
             }
         };
+        let breaks =
+            conformance::server_breaches(&checked.model.config, p).iter().map(|b| b.knob.to_string()).collect();
         CellRecord::Checked {
             applicable: true,
+            breaks,
             config,
+            conformant: None,
             profile: ProfileRecord { name: Cow::Borrowed(&p.name), origin: Cow::Borrowed(&p.origin) },
             results,
             search,
@@ -256,6 +271,53 @@ impl<'a> CellRecord<'a> {
             worst_search: checked.worst.search,
             worst_trace: checked.files.get(TraceKind::WorstCase).map(Cow::Borrowed),
         }
+    }
+}
+
+impl<'a> CellRecord<'a> {
+    /// The record with the conformant servers' answers, where they were checked.
+    pub fn with_conformant(mut self, k: Option<&'a Conformant>) -> Self {
+        if let (CellRecord::Checked { conformant, results, .. }, Some(k)) = (&mut self, k) {
+            *conformant = Some(results.iter().map(|r| ConformantRecord::of(k, r.property)).collect());
+        }
+        self
+    }
+}
+
+/// What the conformant servers of a cell's kind say of one property: `violated` with the
+/// shortest such counterexample and its server, `holds` where none reaches the violation, or
+/// `unknown` where a search stopped at its budget first.
+#[derive(Serialize, Deserialize)]
+pub struct ConformantRecord<'a> {
+    /// The conformant server whose counterexample is the shortest (absent unless violated).
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub config: Option<ConfigRecord<'a>>,
+    /// The property.
+    pub property: PropertyKind,
+    /// The shortest conformant counterexample (absent unless violated).
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub trace: Option<TraceRecord<'a>>,
+    /// Whether a conformant server reaches the violation.
+    pub verdict: Verdict,
+}
+
+impl<'a> ConformantRecord<'a> {
+    /// The record of what `k` says of `p`.
+    fn of(k: &'a Conformant, p: PropertyKind) -> Self {
+        let (config, trace, verdict) = match k.answer(p) {
+            ConformantAnswer::Reached(v, cex) => (
+                Some(ConfigRecord::of(&v.model.config)),
+                Some(TraceRecord {
+                    effects: cex.effects(),
+                    file: v.files.get(TraceKind::Counterexample(p)).map(Cow::Borrowed),
+                    steps: cex.len(),
+                }),
+                Verdict::Violated,
+            ),
+            ConformantAnswer::NotReached => (None, None, Verdict::Holds),
+            ConformantAnswer::Unknown => (None, None, Verdict::Unknown),
+        };
+        ConformantRecord { config, property: p, trace, verdict }
     }
 }
 

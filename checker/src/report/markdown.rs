@@ -1,12 +1,13 @@
 //! The issue-ready Markdown report of one trace: summary, parameters, cited steps, a Mermaid
 //! sequence diagram and how to reproduce it.
 
+use crate::conformant::{Conformant, ConformantAnswer};
 use crate::run::Cell;
 use mcp_once_model::profile::InputRequired;
-use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
+use mcp_once_model::{conformance, rules};
 use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
 use std::fmt::Write;
 
@@ -180,7 +181,7 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
 
 /// `check --format markdown` of one cell: a table of the verdicts, then the issue-ready report
 /// of each counterexample (as `explain` writes it without evidence).
-pub fn check_markdown(cell: &Cell) -> String {
+pub fn check_markdown(cell: &Cell, conformant: Option<&Conformant>) -> String {
     let mut out = format!("# mcp-once check {}\n\n", cell.config);
     let c = match &cell.outcome {
         Err(reason) => return out + &format!("Not applicable: {reason}\n"),
@@ -202,8 +203,18 @@ pub fn check_markdown(cell: &Cell) -> String {
     for gap in not_covered(&c.model) {
         let _ = writeln!(out, "\nWhat this verdict does not cover: {gap}");
     }
+    for b in conformance::server_breaches(&c.model.config, p) {
+        let _ = writeln!(out, "\n**This server breaks a MUST of the profile** (`{}`): {}.", b.knob, b.what);
+    }
     for r in &c.results {
         if let Some(cex) = &r.counterexample {
+            let same = conformant.is_some_and(|k| k.same_steps(r.property, cex));
+            if let Some(k) = conformant {
+                out.push_str(&conformant_markdown(k, r.property, same));
+            }
+            if same {
+                continue;
+            }
             let file =
                 c.files.get(TraceKind::Counterexample(r.property)).map_or("TRACE".into(), |f| f.display().to_string());
             let _ = writeln!(out);
@@ -211,6 +222,36 @@ pub fn check_markdown(cell: &Cell) -> String {
         }
     }
     out
+}
+
+/// What the conformant servers say of property `p`, before the cell's own report: the report
+/// of the shortest conformant counterexample, or that no conformant server reaches it.
+/// `same`: its steps are the cell's own (then the cell's report is not repeated).
+fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
+    match k.answer(p) {
+        ConformantAnswer::Reached(v, cex) => {
+            let file = v.files.get(TraceKind::Counterexample(p)).map_or("TRACE".into(), |f| f.display().to_string());
+            let then = if same {
+                "by the same steps as this cell's own server; its report is the one below"
+            } else {
+                "its report comes first, then this cell's own"
+            };
+            format!(
+                "\nA conformant server (`{}`) reaches the same `{p}` violation in {} steps, {then}.\n\n{}\n",
+                k.change(&v.model.config),
+                cex.len(),
+                explain_markdown(&v.model, p.as_str(), cex, &file)
+            )
+        }
+        ConformantAnswer::NotReached => format!(
+            "\nNo conformant server of this kind reaches the `{p}` violation ({} hold): the report below is of a non-conformant server only.\n",
+            k.variant_names()
+        ),
+        ConformantAnswer::Unknown => format!(
+            "\nWhether a conformant server of this kind reaches the `{p}` violation is unknown: the search of {} stopped at its budget first. The report below is of a non-conformant server.\n",
+            k.variant_names()
+        ),
+    }
 }
 
 /// What a cell's verdict does not cover, one sentence per mechanism the cell leaves out:
@@ -307,9 +348,20 @@ pub fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> 
         "success-implies-effect" => "the client is told the call succeeded although it never ran".into(),
         _ => "the property fails".into(),
     };
+    let breaches = conformance::server_breaches(cfg, &m.profile);
+    let allowed = if breaches.is_empty() {
+        "Every step below is allowed by the profile; the rule behind each is cited.".to_string()
+    } else {
+        let knobs: Vec<String> = breaches.iter().map(|b| format!("`{}`", b.knob)).collect();
+        format!(
+            "This server breaks a MUST of the profile ({}), and the steps where that shows are marked; every other step \
+             is allowed by the profile, and the rule behind each is cited.",
+            knobs.join(", ")
+        )
+    };
     format!(
         "Under {} over {} transport, a client with policy `{}` (idempotency key: `{}`) talking to a `{}` server: after {faults}, {outcome}. \
-         Every step below is allowed by the profile; the rule behind each is cited. This is a shortest such run ({} steps).",
+         {allowed} This is a shortest such run ({} steps).",
         m.profile.name,
         cfg.transport,
         cfg.client,

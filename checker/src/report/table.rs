@@ -62,7 +62,7 @@ pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
                 match cfg.cancel {
                     Some(cancel) => format!("{} --cancel {cancel}", cfg.server),
                     None => cfg.server.to_string(),
-                },
+                } + if breaks_must(c) { " †" } else { "" },
             ];
             for p in PropertyKind::ALL {
                 row.push(verdict_text(c, *p));
@@ -86,6 +86,7 @@ pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
         }
         out.push_str(&stopped_note(cells, "\n`unknown`"));
         out.push_str("\n`✗ s/e`: violated, shortest counterexample of s steps reaching e side effects for one logical call; `n/a`: the configuration does not apply under the profile.\n");
+        out.push_str(&breaks_note(cells, "\n`†`"));
         return out;
     }
     let widths: Vec<usize> = (0..header.len())
@@ -114,7 +115,22 @@ pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
     }
     out.push_str(&stopped_note(cells, "\nunknown"));
     out.push_str("\n✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call; n/a: does not apply under the profile.\n");
+    out.push_str(&breaks_note(cells, "\n†"));
     out
+}
+
+/// Whether the cell's server breaks a MUST of its profile by what it is.
+fn breaks_must(cell: &CellRecord) -> bool {
+    matches!(cell, CellRecord::Checked { breaks, .. } if !breaks.is_empty())
+}
+
+/// The legend of the `†` marker, where a cell has it (`mark`: how it is written).
+fn breaks_note(cells: &[CellRecord], mark: &str) -> String {
+    let n = cells.iter().filter(|c| breaks_must(c)).count();
+    if n == 0 {
+        return String::new();
+    }
+    format!("{mark}: the server of {n} cell(s) breaks a MUST of its profile (it ignores a closed response stream that the profile says it MUST treat as a cancellation, or its instances keep stores of their own where the store MUST be shared); `mcp-once check` on such a cell names the MUST and shows whether a conformant server reaches the same violation, and its trace first.\n")
 }
 
 /// A line on the cells whose search stopped at its budget, if any (`word`: how `unknown` is

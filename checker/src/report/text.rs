@@ -1,10 +1,11 @@
 //! The text a person reads in a terminal: one checked configuration, and numbered traces.
 
+use crate::conformant::{Conformant, ConformantAnswer};
 use crate::run::{Cell, Checked};
-use mcp_once_model::rules;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{End, Verdict, WorstSearch};
+use mcp_once_model::{conformance, rules};
+use mcp_once_model::{End, PropertyKind, Verdict, WorstSearch};
 use std::fmt::Write;
 use std::io::IsTerminal;
 
@@ -42,8 +43,50 @@ pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool)
     out
 }
 
-/// The text report of one checked configuration.
-pub fn check_text(cell: &Cell, colour: bool) -> String {
+/// What the conformant servers say of property `p`, before the cell's own trace: the
+/// shortest conformant counterexample, or that none is reached.
+/// `same`: its steps are the cell's own (then the cell's trace is not repeated).
+fn conformant_text(k: &Conformant, p: PropertyKind, same: bool, colour: bool) -> String {
+    let mut out = String::new();
+    match k.answer(p) {
+        ConformantAnswer::Reached(v, cex) => {
+            let _ = writeln!(
+                out,
+                "  a conformant server ({}) reaches the same violation in {} steps, {} effect(s) for one call{}:",
+                k.change(&v.model.config),
+                cex.len(),
+                cex.effects(),
+                if same { ", by the same steps as this cell's own server" } else { "" }
+            );
+            out.push_str(&trace_text(v, cex, "  ", colour));
+            if let Some(f) = v.files.get(TraceKind::Counterexample(p)) {
+                let _ = writeln!(out, "  trace written to {}", f.display());
+            }
+            if !same {
+                let _ = writeln!(out, "  the trace of this cell's own server, which breaks the MUST:");
+            }
+        }
+        ConformantAnswer::NotReached => {
+            let _ = writeln!(
+                out,
+                "  no conformant server of this kind reaches it ({} hold): the trace below is of a non-conformant server only",
+                k.variant_names()
+            );
+        }
+        ConformantAnswer::Unknown => {
+            let _ = writeln!(
+                out,
+                "  whether a conformant server of this kind reaches it is unknown: the search of {} stopped at its budget first; the trace below is of a non-conformant server",
+                k.variant_names()
+            );
+        }
+    }
+    out
+}
+
+/// The text report of one checked configuration, with the conformant servers' answers where
+/// its server breaks a MUST of the profile.
+pub fn check_text(cell: &Cell, conformant: Option<&Conformant>, colour: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "mcp-once check {}", cell.config);
     let c = match &cell.outcome {
@@ -55,6 +98,10 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
     };
     let p = &c.model.profile;
     let _ = writeln!(out, "profile {} ({}), from {}", p.name, p.title, p.origin);
+    for b in conformance::server_breaches(&c.model.config, p) {
+        let line = format!("this server breaks a MUST of the profile ({}): {}", b.knob, b.what);
+        let _ = writeln!(out, "{}", paint(colour, "31", &line));
+    }
     for r in &c.results {
         let _ = writeln!(out);
         match &r.counterexample {
@@ -86,7 +133,13 @@ pub fn check_text(cell: &Cell, colour: bool) -> String {
                     cex.len(),
                     cex.effects()
                 );
-                out.push_str(&trace_text(c, cex, "  ", colour));
+                let same = conformant.is_some_and(|k| k.same_steps(r.property, cex));
+                if let Some(k) = conformant {
+                    out.push_str(&conformant_text(k, r.property, same, colour));
+                }
+                if !same {
+                    out.push_str(&trace_text(c, cex, "  ", colour));
+                }
                 if let Some(f) = c.files.get(TraceKind::Counterexample(r.property)) {
                     let _ = writeln!(out, "  trace written to {}", f.display());
                 }
