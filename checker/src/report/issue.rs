@@ -85,8 +85,9 @@ fn conformant_section(issue: &Issue, k: &Conformant) -> String {
     let property = issue.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
     match k.answer(property) {
         ConformantAnswer::Reached(v, cex) if cex.actions == issue.cex.actions => format!(
-            "A server that keeps the MUST (`{}`) reaches the same violation by the same {} steps, its cancellation not \
-             having reached it yet where the steps above are marked: the run does not rest on the breach.\n",
+            "A server that keeps the MUST (`{}`) reaches the same violation by the same {} steps (where it treats a \
+             closed stream as a cancellation, that cancellation has not reached it yet at the marked steps): the run \
+             does not rest on the breach.\n",
             k.change(&v.model.config),
             cex.len()
         ),
@@ -321,7 +322,7 @@ fn rules_paragraph(issue: &Issue) -> String {
         )
     } else {
         format!(
-            "At step{} {} the server breaks a MUST of the profile `{}` (marked above), so the run shows what a non-conformant server does; `mcp-once check` on this cell shows whether a conformant server reaches the same violation, and its trace first. Every other step is one the profile allows. The rules the run rests on, by strength:\n\n",
+            "At step{} {} the server breaks a MUST of the profile `{}` (marked above), so the run shows what a non-conformant server does; the section \"A conformant server\" below says whether a server that keeps the MUST reaches the same violation. Every other step is one the profile allows. The rules the run rests on, by strength:\n\n",
             if breaking.len() > 1 { "s" } else { "" },
             breaking.join(", "),
             m.profile.name,
