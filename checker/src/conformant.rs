@@ -78,18 +78,18 @@ impl Conformant {
 }
 
 /// Check the conformant variants of the cell of `m` for `props` (traces under `out`, if given),
-/// where its server breaks a MUST; `None` where it breaks none.
+/// where its server breaks a MUST; `None` where it breaks none (or no conformant variant applies).
 pub fn check_conformant(
     m: &McpModel,
     props: &[PropertyKind],
     options: Options,
     out: Option<&Path>,
 ) -> Result<Option<Conformant>> {
-    if conformance::server_breaches(&m.config, &m.profile).is_empty() {
+    let variants = conformance::conformant_variants(&m.config, &m.profile);
+    if variants.is_empty() {
         return Ok(None);
     }
-    let configs =
-        conformance::conformant_variants(&m.config, &m.profile).into_iter().map(|c| (c, m.profile.clone())).collect();
+    let configs = variants.into_iter().map(|c| (c, m.profile.clone())).collect();
     // Only the shortest counterexamples matter here, not the worst case.
     let options = Options { worst: false, ..options };
     let variants = run_cells(configs, props, options, out, threads(), &|| {})?;

@@ -73,16 +73,18 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
 /// parameter the same. Empty when the server breaks none; only configurations that apply
 /// under `profile`.
 pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
-    if server_breaches(config, profile).is_empty() {
+    let (ignores, own_stores) =
+        (ignores_required_cancel(config, profile), own_stores_where_shared_required(config, profile));
+    if !ignores && !own_stores {
         return Vec::new();
     }
-    let cancels = if ignores_required_cancel(config, profile) {
+    let cancels = if ignores {
         vec![Some(Cancellation::BeforeEffect), Some(Cancellation::Interrupts)]
     } else {
         vec![config.cancel]
     };
     let mut deployment = config.deployment;
-    if own_stores_where_shared_required(config, profile) {
+    if own_stores {
         deployment.store = Some(StoreScope::Shared);
     }
     cancels
@@ -108,8 +110,7 @@ pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach>
         Action::ServerReceive { instance, .. } if own_stores_where_shared_required(cfg, profile) => vec![Breach {
             knob: KnobId::IdempotencyStore,
             what: format!(
-                "{} reads it with its own key store, which the profile requires to be visible to every instance",
-                if cfg.deployment.instances > 1 { format!("server instance {instance}") } else { "server".into() }
+                "server instance {instance} reads it with its own key store, which the profile requires to be visible to every instance"
             ),
         }],
         Action::ClientCancel { call, attempt } | Action::StreamBreak { call, attempt }
