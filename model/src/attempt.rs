@@ -117,7 +117,7 @@ impl ServerSide {
         matches!(self, Self::RespondedInput | Self::RespondedReplayInput)
     }
     /// Whether the server holds this attempt in volatile memory (lost on a crash).
-    pub fn in_flight(self) -> bool {
+    pub const fn in_flight(self) -> bool {
         matches!(self, Self::Waiting | Self::Pending | Self::Effected | Self::Committed)
     }
 }

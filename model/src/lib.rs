@@ -41,6 +41,7 @@ mod spill;
 pub mod state;
 pub mod text;
 pub mod trace;
+mod view;
 mod windows;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
