@@ -45,7 +45,8 @@ pub struct Checked {
     pub files: TraceFiles,
     /// Whether the search was shared with an earlier cell with the same rules (not re-run).
     pub shared: bool,
-    /// Wall time of the independent length checks of this cell's traces.
+    /// Wall time of the independent length checks of this cell's traces (0 where the search
+    /// was shared: its traces were checked once, with the cell that ran it).
     pub verify_seconds: f64,
 }
 
@@ -238,7 +239,19 @@ fn memo_key(m: &McpModel) -> String {
     m.behaviour_key()
 }
 
-type Found = (Vec<CheckResult>, WorstCase, Stats, End, Option<mcp_once_model::Spilled>);
+/// One search's answers and their independent length checks, shared by every cell whose model
+/// reads the same rules (the checks' answer depends only on the model's behaviour too).
+#[derive(Clone)]
+struct Found {
+    results: Vec<CheckResult>,
+    worst: WorstCase,
+    stats: Stats,
+    end: End,
+    spilled: Option<mcp_once_model::Spilled>,
+    /// The traces left unconfirmed, or the internal error the checks found.
+    unverified: Result<Vec<TraceKind>, String>,
+    verify_seconds: f64,
+}
 
 /// A guess at how long a cell's search takes, for ordering (larger first): more calls and
 /// attempts, framework re-runs, HTTP's unordered messages and id tables make the most states.
@@ -300,22 +313,30 @@ pub fn run_cells(
                         Ok(model) => {
                             let once = memo.lock().unwrap().entry(memo_key(&model)).or_default().clone();
                             let mut shared = true;
-                            let (results, worst, stats, end, spilled) = once
+                            let found = once
                                 .get_or_init(|| {
                                     shared = false;
                                     let e = explore_with(&model, properties, options);
-                                    (e.results, e.worst, e.stats, e.end, e.spilled)
+                                    let started = std::time::Instant::now();
+                                    let unverified = verify_minimal(&model, &e.results, &e.worst, &options.budget)
+                                        .map_err(|e| e.to_string());
+                                    Found {
+                                        results: e.results,
+                                        worst: e.worst,
+                                        stats: e.stats,
+                                        end: e.end,
+                                        spilled: e.spilled,
+                                        unverified,
+                                        verify_seconds: started.elapsed().as_secs_f64(),
+                                    }
                                 })
                                 .clone();
-                            let verify_started = std::time::Instant::now();
-                            let unverified = match verify_minimal(&model, &results, &worst, &options.budget) {
-                                Ok(unverified) => unverified,
-                                Err(e) => {
-                                    *error.lock().unwrap() = Some(e);
-                                    Vec::new()
-                                }
-                            };
-                            let verify_seconds = verify_started.elapsed().as_secs_f64();
+                            let Found { results, worst, stats, end, spilled, .. } = found;
+                            let unverified = found.unverified.unwrap_or_else(|e| {
+                                *error.lock().unwrap() = Some(anyhow::anyhow!(e));
+                                Vec::new()
+                            });
+                            let verify_seconds = if shared { 0.0 } else { found.verify_seconds };
                             let mut checked = Checked {
                                 model,
                                 results,
