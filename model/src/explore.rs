@@ -112,16 +112,23 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
             end = End::Answered;
             break;
         }
-        t.successors(&s, &builder, &mut successors);
+        // The successors go straight to the back of the queue; those already seen are then
+        // dropped from it, the others moved up over them in order.
+        let first = queue.len();
+        t.successors_into(&s, &builder, depth + 1, &mut queue, &mut successors);
         // Load every successor's slot before inserting any: the loads are independent, so
         // their cache misses overlap instead of following one another.
-        std::hint::black_box(seen.warm(successors.iter().map(|x| x.2)));
-        for (a, next, fp) in successors.drain(..) {
+        std::hint::black_box(seen.warm(successors.iter().map(|x| x.1)));
+        let mut kept = first;
+        for (i, (a, fp)) in successors.drain(..).enumerate() {
             if seen.insert(fp) {
                 nodes.push(Node { parent: node, action: Some(a) });
-                queue.push_back((next, (nodes.len() - 1) as u32, depth + 1));
+                queue.swap(kept, first + i);
+                queue[kept].1 = (nodes.len() - 1) as u32;
+                kept += 1;
             }
         }
+        queue.truncate(kept);
     }
     drop(queue);
     drop(seen);

@@ -451,8 +451,20 @@ impl Model for McpModel {
 
     fn next_state(&self, last: &State, action: Action) -> Option<State> {
         let mut s = last.clone();
+        self.apply(&mut s, action).then_some(s)
+    }
+
+    fn format_action(&self, action: &Action) -> String {
+        action.to_string()
+    }
+}
+
+impl McpModel {
+    /// Take `action` in `s`, in place (the search writes each successor straight into its
+    /// queue): false where the action is not enabled there, `s` then being of no use.
+    pub fn apply(&self, s: &mut State, action: Action) -> bool {
         match action {
-            Action::ClientCall { call } => self.send_attempt(&mut s, call as usize, 0, 0, false),
+            Action::ClientCall { call } => self.send_attempt(s, call as usize, 0, 0, false),
             Action::ClientTimeout { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 s.attempts[c][a].client = ClientSide::Abandoned;
@@ -460,7 +472,7 @@ impl Model for McpModel {
                     s.calls[c].phase = Phase::CancelPending;
                     s.calls[c].failure = Failure::Timeout;
                 } else {
-                    Self::fail(&mut s, c, Failure::Timeout);
+                    Self::fail(s, c, Failure::Timeout);
                 }
             }
             Action::ClientCancel { call, attempt } => {
@@ -468,13 +480,13 @@ impl Model for McpModel {
                 if s.server.any_up() && self.cancel_can_stop(s.attempts[c][a].server) {
                     s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
                 }
-                Self::fail(&mut s, c, Failure::Timeout);
+                Self::fail(s, c, Failure::Timeout);
             }
             Action::ClientReceive { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 s.attempts[c][a].client = ClientSide::Answered;
                 if s.attempts[c][a].server == ServerSide::RespondedError {
-                    Self::fail(&mut s, c, Failure::ErrorReply);
+                    Self::fail(s, c, Failure::ErrorReply);
                 } else {
                     s.calls[c].phase = Self::after_answer(s.attempts[c][a].server);
                     s.calls[c].failure = Failure::None;
@@ -483,7 +495,7 @@ impl Model for McpModel {
             Action::ClientSeesDisconnect { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 s.attempts[c][a].client = ClientSide::Broken;
-                Self::fail(&mut s, c, Failure::Disconnect);
+                Self::fail(s, c, Failure::Disconnect);
             }
             Action::StreamBreak { call, attempt } => {
                 let (c, a) = idx(call, attempt);
@@ -492,17 +504,17 @@ impl Model for McpModel {
                 if self.rules.disconnect_cancels && self.cancel_can_stop(t.server) {
                     s.inbox.push(Msg::cancel(c, a), self.rules.ordered);
                 }
-                Self::fail(&mut s, c, Failure::Disconnect);
+                Self::fail(s, c, Failure::Disconnect);
             }
             Action::ClientQueryOutcome { call } => {
                 let c = call as usize;
-                let a = s.latest(c)?;
+                let Some(a) = s.latest(c) else { return false };
                 let key = s.attempts[c][a].key;
-                if key != 0 && self.key_completed(&s, 0, c, key) {
+                if key != 0 && self.key_completed(s, 0, c, key) {
                     s.calls[c].phase = self.after_result(s.attempts[c][a].round);
                     s.calls[c].failure = Failure::None;
                 } else if key != 0 && s.keys_running[0][c] & Self::key_bit(key) != 0 {
-                    return None; // "in progress": the client asks again later
+                    return false; // "in progress": the client asks again later
                 } else {
                     s.calls[c].queried = true;
                 }
@@ -511,52 +523,52 @@ impl Model for McpModel {
                 let c = call as usize;
                 let step = s.calls[c].step;
                 let round = s.latest(c).map_or(0, |a| s.attempts[c][a].round);
-                self.send_attempt(&mut s, c, step, round, false);
+                self.send_attempt(s, c, step, round, false);
             }
             Action::ClientContinue { call, .. } => {
                 let c = call as usize;
                 let step = s.calls[c].step;
-                let round = Self::continuation_round(&s, c);
-                self.send_attempt(&mut s, c, step, round, true);
+                let round = Self::continuation_round(s, c);
+                self.send_attempt(s, c, step, round, true);
             }
-            Action::StepFails { call } => Self::fail(&mut s, call as usize, Failure::StepError),
+            Action::StepFails { call } => Self::fail(s, call as usize, Failure::StepError),
             Action::FrameworkRetry { call, .. } => {
                 let c = call as usize;
                 let step = s.calls[c].step + 1;
-                self.send_attempt(&mut s, c, step, 0, false);
+                self.send_attempt(s, c, step, 0, false);
             }
             Action::ServerReceive { call, attempt, instance } => {
                 let (c, a) = idx(call, attempt);
-                let index = self.readable(&s, Msg::request(c, a))?;
+                let Some(index) = self.readable(s, Msg::request(c, a)) else { return false };
                 s.inbox.remove(index);
-                self.receive_request(&mut s, c, a, instance);
+                self.receive_request(s, c, a, instance);
             }
             Action::ServerReceiveCancel { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                let index = self.readable(&s, Msg::cancel(c, a))?;
+                let Some(index) = self.readable(s, Msg::cancel(c, a)) else { return false };
                 s.inbox.remove(index);
-                self.read_cancel(&mut s, c, a);
+                self.read_cancel(s, c, a);
             }
             Action::ServerCommit { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                self.commit(&mut s, c, a);
+                self.commit(s, c, a);
             }
             Action::ServerStoreKey { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 let key = s.attempts[c][a].key;
-                let st = self.store_of(&s, c, a);
-                self.store_key(&mut s, st, c, key);
+                let st = self.store_of(s, c, a);
+                self.store_key(s, st, c, key);
                 s.attempts[c][a].server = ServerSide::Committed;
             }
             Action::ServerRespond { call, attempt } => {
                 let (c, a) = idx(call, attempt);
                 if s.attempts[c][a].server == ServerSide::Pending {
-                    self.respond_without_effect(&mut s, c, a);
+                    self.respond_without_effect(s, c, a);
                 } else {
                     s.attempts[c][a].server = self.answer(s.attempts[c][a].round);
                 }
             }
-            Action::ServerCrash { instance } => self.crash(&mut s, instance),
+            Action::ServerCrash { instance } => self.crash(s, instance),
             Action::ServerRestart { instance } => {
                 // The client starts again (a new session) only when the whole server was down.
                 if !s.server.any_up() {
@@ -569,12 +581,8 @@ impl Model for McpModel {
             }
         }
         if self.rules.in_progress == InProgress::Wait {
-            self.wake_waiters(&mut s);
+            self.wake_waiters(s);
         }
-        Some(s)
-    }
-
-    fn format_action(&self, action: &Action) -> String {
-        action.to_string()
+        true
     }
 }

@@ -7,6 +7,7 @@ use crate::model::McpModel;
 use crate::property::PropertyKind;
 use crate::state::State;
 use stateright::Model;
+use std::collections::VecDeque;
 
 /// What one pass is asked to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,6 +88,31 @@ impl Tally<'_> {
             self.worst_node = Some(node);
         }
         false
+    }
+
+    /// Every successor of `s` written straight to the back of `queue` (at `depth`, numbered
+    /// [`ROOT`] until kept), each one's action and fingerprint into `out`, in the same order: a
+    /// state is copied once into the queue, not built elsewhere and moved in.
+    pub(crate) fn successors_into(
+        &mut self,
+        s: &State,
+        b: &ahash::RandomState,
+        depth: u32,
+        queue: &mut VecDeque<(State, u32, u32)>,
+        out: &mut Vec<(Action, u64)>,
+    ) {
+        self.actions.clear();
+        self.model.actions(s, &mut self.actions);
+        for a in self.actions.drain(..) {
+            queue.push_back((s.clone(), ROOT, depth));
+            let next = &mut queue.back_mut().expect("a state was just pushed").0;
+            if !self.model.apply(next, a) {
+                queue.pop_back();
+                continue;
+            }
+            self.generated += 1;
+            out.push((a, fingerprint(b, next)));
+        }
     }
 
     /// Every successor of `s`, with the action to it and its fingerprint, into `out`.
