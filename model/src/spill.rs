@@ -336,8 +336,16 @@ fn stopped(halt: Halt, depth: usize) -> End {
 /// End the search early with `end`, counting the states found so far as the search in memory
 /// counts them: those numbered, the rest of the level being read, and the new states of the
 /// next level: its first `known` records (numbered in memory before the switch) and the
-/// candidates not numbered, each once.
-fn early(end: End, disk: &mut Disk, reading: &mut LevelIn, drops: &mut Drops, numbered: u64, known: u64) -> Halt {
+/// candidates not numbered, each once. `next_bytes` of the next level were written and are
+/// counted in the figures with the candidates' runs, which only a level's end counts otherwise.
+fn early(
+    end: End,
+    disk: &mut Disk,
+    reading: &mut LevelIn,
+    drops: &mut Drops,
+    (numbered, known): (u64, u64),
+    next_bytes: u64,
+) -> Halt {
     let mut count = || -> io::Result<u64> {
         let mut found = numbered + known;
         while reading.next()?.is_some() {
@@ -359,7 +367,10 @@ fn early(end: End, disk: &mut Disk, reading: &mut LevelIn, drops: &mut Drops, nu
         }
         Ok(found)
     };
-    match count() {
+    let counted = count();
+    disk.figures.written_bytes += next_bytes + std::mem::take(&mut disk.candidates.written_bytes);
+    disk.figures.runs += std::mem::take(&mut disk.candidates.written_runs);
+    match counted {
         Ok(found) => {
             disk.found = found as usize;
             Halt::End(end)
@@ -427,11 +438,11 @@ fn run(
                 let stop = budget.states_reached((numbered + next.count) as usize).or(budget.disk_reached(bytes));
                 if let Some(why) = stop {
                     let end = End::Stopped { why, depth_completed: depth.saturating_sub(1) };
-                    return Err(early(end, disk, &mut reading, &mut drops, numbered, known));
+                    return Err(early(end, disk, &mut reading, &mut drops, (numbered, known), next.bytes()));
                 }
             }
             if t.visit(&c.state, node, *depth) {
-                return Err(early(End::Answered, disk, &mut reading, &mut drops, numbered, known));
+                return Err(early(End::Answered, disk, &mut reading, &mut drops, (numbered, known), next.bytes()));
             }
             t.successors(&c.state, builder, &mut successors);
             for (a, s, fp) in successors.drain(..) {

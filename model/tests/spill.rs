@@ -149,6 +149,10 @@ fn a_disk_budget_stops_the_spilled_search_with_what_it_decided() {
     assert_eq!(limit, 8 << 20);
     assert!(projected > limit);
     assert!(depth_completed > 0 && e.stats.states > 0);
+    // Stopped in the middle of a level: the part of the next level written and the
+    // candidates' runs count in what it wrote, which is never less than its files at once.
+    let s = e.spilled.unwrap();
+    assert!(s.peak_bytes <= s.written_bytes, "peak {} of {} written", s.peak_bytes, s.written_bytes);
     // What was decided before the stop is what the search in memory decides by then.
     let full = explore(&m, PropertyKind::ALL);
     for (r, f) in e.results.iter().zip(&full.results) {
