@@ -1,6 +1,11 @@
 //! The files of the search on disk (`spill.rs`): the frontier's levels, each written once
 //! and read back once in order, and the parent record of every state numbered, read back one
 //! by one to rebuild paths. Every file is unnamed (`tempfile::tempfile_in`).
+//!
+//! A level is a zstd stream (level 1): its records hold every field of a state, most of them
+//! the same as the record before (a state's successors are written one after another), and
+//! they take several times less disk so; a level is read once, in order, so nothing needs
+//! to find a record inside it.
 
 use crate::codec::{decode_action, decode_state, encode_action, encode_state, ACTION_BYTES, STATE_BYTES};
 use crate::pass::Node;
@@ -40,9 +45,31 @@ fn corrupt(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("a spill file holds no valid {what}"))
 }
 
+/// zstd's level for the frontier's files: its fastest but one, several times faster than the
+/// search makes records.
+const LEVEL: i32 = 1;
+
+/// A file that counts the bytes written to it.
+struct Counted {
+    file: File,
+    bytes: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(b)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// One level of the frontier being written.
 pub(crate) struct LevelOut {
-    out: BufWriter<File>,
+    out: BufWriter<zstd::stream::write::Encoder<'static, Counted>>,
     /// Records written.
     pub(crate) count: u64,
 }
@@ -50,7 +77,9 @@ pub(crate) struct LevelOut {
 impl LevelOut {
     /// A new level, in its own file in `dir`.
     pub(crate) fn new(dir: &Path) -> io::Result<LevelOut> {
-        Ok(LevelOut { out: BufWriter::with_capacity(BUFFER, scratch(dir)?), count: 0 })
+        let file = Counted { file: scratch(dir)?, bytes: 0 };
+        let out = BufWriter::with_capacity(BUFFER, zstd::stream::write::Encoder::new(file, LEVEL)?);
+        Ok(LevelOut { out, count: 0 })
     }
 
     /// Add a record.
@@ -70,24 +99,29 @@ impl LevelOut {
         self.out.write_all(&r)
     }
 
-    /// Bytes written.
+    /// Bytes in its file so far: what the compressor has written (the records it still holds,
+    /// at most about 1 MiB of them before compression, are not counted yet).
     pub(crate) fn bytes(&self) -> u64 {
-        self.count * RECORD as u64
+        self.out.get_ref().get_ref().bytes
     }
 
     /// The level written, to be read from its start.
     pub(crate) fn read_back(self, view: View) -> io::Result<LevelIn> {
-        let mut file = self.out.into_inner().map_err(|e| e.into_error())?;
+        let encoder = self.out.into_inner().map_err(|e| e.into_error())?;
+        let Counted { mut file, bytes } = encoder.finish()?;
         file.rewind()?;
-        Ok(LevelIn { input: BufReader::with_capacity(BUFFER, file), left: self.count, count: self.count, view })
+        let input = zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(BUFFER, file))?;
+        Ok(LevelIn { input: BufReader::with_capacity(BUFFER, input), left: self.count, count: self.count, bytes, view })
     }
 }
 
 /// One level of the frontier being read, in the order it was written.
 pub(crate) struct LevelIn {
-    input: BufReader<File>,
+    input: BufReader<zstd::stream::read::Decoder<'static, BufReader<File>>>,
     left: u64,
     count: u64,
+    /// Bytes of its file.
+    bytes: u64,
     view: View,
 }
 
@@ -122,9 +156,14 @@ impl LevelIn {
         }))
     }
 
-    /// Bytes of the whole level.
+    /// Records in the level.
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Bytes of its file (the whole level, compressed).
     pub(crate) fn bytes(&self) -> u64 {
-        self.count * RECORD as u64
+        self.bytes
     }
 }
 

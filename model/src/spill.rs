@@ -406,13 +406,14 @@ fn run(
     drop(nodes);
     // The next level's first records are new: never candidates, never dropped.
     let mut known = next.count;
-    disk.figures.written_bytes += current.bytes() + next.bytes() + (first as u64) * PARENT as u64;
+    let mut reading = current.read_back(view)?;
+    // Each level counts in what was written once read back, when its file is whole.
+    disk.figures.written_bytes += reading.bytes() + (first as u64) * PARENT as u64;
     disk.start()?;
     if disk.seen.capacity() > disk.cap {
         // Every fingerprint is in the sorted file now: a smaller cache loses none.
         disk.seen = Seen::new();
     }
-    let mut reading = current.read_back(view)?;
     let mut drops = Drops::none();
     let mut numbered = first as u64;
     let mut successors = Vec::new();
@@ -456,18 +457,19 @@ fn run(
         if next.count == 0 {
             return Ok(());
         }
-        disk.figures.written_bytes += next.bytes();
-        if next.count >= PROGRESS {
-            let bytes = disk.bytes(reading.bytes() + next.bytes());
+        let upcoming = std::mem::replace(&mut next, LevelOut::new(disk.dir)?).read_back(view)?;
+        disk.figures.written_bytes += upcoming.bytes();
+        if upcoming.count() >= PROGRESS {
+            let bytes = disk.bytes(reading.bytes() + upcoming.bytes());
             eprintln!(
                 "mcp-once: on disk: depth {depth} done, {numbered} states, {} candidates next, {} of files",
-                next.count,
+                upcoming.count(),
                 crate::budget::human_bytes(bytes)
             );
         }
-        drops = disk.settle(reading.bytes() + next.bytes())?;
+        drops = disk.settle(reading.bytes() + upcoming.bytes())?;
         known = 0;
-        reading = std::mem::replace(&mut next, LevelOut::new(disk.dir)?).read_back(view)?;
+        reading = upcoming;
         *depth += 1;
     }
 }

@@ -238,6 +238,7 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| cell.contains(x.as_str()))) {
             continue;
         }
+        eprintln!("  comparing {cell}");
         let t = std::time::Instant::now();
         let full = matches_unreduced_within(&m, budget);
         let seconds = t.elapsed().as_secs_f64();
