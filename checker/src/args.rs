@@ -146,7 +146,7 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "DIR")]
     spill_dir: Option<std::path::PathBuf>,
     /// With --spill-dir: stop before the spilled files pass SIZE (default: 3/4 of the space
-    /// free in DIR when the search starts).
+    /// free in DIR when the search starts); searches that run at once share it.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "spill_dir")]
     max_disk: Option<u64>,
 }
@@ -165,6 +165,7 @@ impl BudgetArgs {
             max_memory: self.max_memory.or_else(default_memory),
             spill_dir,
             max_disk,
+            shared_by: 1,
         })
     }
 }

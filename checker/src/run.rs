@@ -283,8 +283,9 @@ fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
     firsts
 }
 
-/// Check every cell, `threads` at a time, each search under `options` (the budget applies to
-/// each search; memory is the whole process's), writing traces under `out` if given.
+/// Check every cell, `threads` at a time, each search under `options`, writing traces under
+/// `out` if given. The budget is the process's: memory is read as the whole process's, and a
+/// search on disk keeps to its share of the memory and disk budgets (`Budget::shared_by`).
 /// `on_done` is called once per finished cell (for progress).
 pub fn run_cells(
     configs: Vec<(Config, Profile)>,
@@ -298,6 +299,10 @@ pub fn run_cells(
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("{}: cannot create output folder: {e}", dir.display()))?;
     }
+    // The searches that run at once share the budget: each one on disk keeps to its share.
+    let searches = configs.iter().filter(|(c, p)| c.applicable(p).is_ok()).count();
+    let shared_by = threads.clamp(1, searches.max(1));
+    let options = Options { budget: Budget { shared_by, ..options.budget }, ..options };
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
     let memo: Mutex<HashMap<String, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());

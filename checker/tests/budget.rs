@@ -260,3 +260,34 @@ fn explain_searches_its_fix_on_disk_with_spill_dir() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
 }
+
+/// The searches a matrix runs at once share `--max-disk`: each one on disk stops at its share,
+/// so that their files together stay within the budget.
+#[test]
+fn the_matrix_searches_on_disk_share_the_disk_budget() {
+    let dir = scratch!("budget", "spill-shared");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let out = mcp_once!()
+        .args(["matrix", "--profile", "mcp-2025-11-25", "--shard", "1/10", "--format", "json"])
+        .args(["--max-memory", "1", "--max-disk", "64K", "--spill-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v = json(&out);
+    // Not-applicable cells run no search.
+    let cells: Vec<&Value> = v["cells"].as_array().unwrap().iter().filter(|c| c["search"].is_string()).collect();
+    let shared_by = threads.min(cells.len());
+    let reasons: Vec<&str> =
+        cells.iter().filter(|c| c["search"] == "stopped").map(|c| c["stopped"]["reason"].as_str().unwrap()).collect();
+    assert!(!reasons.is_empty(), "no cell reached the disk budget: {}", text(&out.stderr));
+    for r in reasons {
+        if shared_by > 1 {
+            let share = format!("the disk budget of {} KiB would be passed", 64 / shared_by);
+            assert!(r.contains(&share), "{r}");
+            assert!(r.contains(&format!("share of --max-disk, which {shared_by} searches at once share")), "{r}");
+        } else {
+            assert!(r.contains("the disk budget of 64 KiB would be passed") && r.ends_with("--max-disk)"), "{r}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "files left in the spill folder");
+}

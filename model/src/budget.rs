@@ -21,6 +21,12 @@ pub struct Budget {
     pub spill_dir: Option<&'static std::path::Path>,
     /// Stop before the spilled files take more than this many bytes.
     pub max_disk: Option<u64>,
+    /// Searches of the process that may run at once and share `max_memory` and `max_disk`
+    /// (`matrix` runs one a thread; 0 or 1: this search alone). A search on disk keeps to its
+    /// share of each: the memory for its tables and the disk for its files, so that the
+    /// searches together stay within the budget. Memory in memory needs no share: it is read
+    /// as the whole process's.
+    pub shared_by: usize,
 }
 
 /// Why a search stopped before it was exhaustive.
@@ -41,10 +47,12 @@ pub enum Stop {
     },
     /// The disk limit of a search that spilled would have been passed.
     Disk {
-        /// The limit in bytes (`--max-disk`).
+        /// The limit in bytes: `--max-disk`, or this search's share of it.
         limit: u64,
         /// Bytes the spilled files would have taken.
         projected: u64,
+        /// Searches that share `--max-disk` (1: this one alone).
+        shared_by: usize,
     },
     /// A spill file could not be written or read back.
     DiskFailed {
@@ -64,9 +72,15 @@ impl fmt::Display for Stop {
                 human_bytes(*limit),
                 human_bytes(*projected)
             ),
-            Stop::Disk { limit, projected } => write!(
+            Stop::Disk { limit, projected, shared_by: 0 | 1 } => write!(
                 f,
                 "the disk budget of {} would be passed ({} of spilled files; --max-disk)",
+                human_bytes(*limit),
+                human_bytes(*projected)
+            ),
+            Stop::Disk { limit, projected, shared_by } => write!(
+                f,
+                "the disk budget of {} would be passed ({} of spilled files; this search's share of --max-disk, which {shared_by} searches at once share)",
                 human_bytes(*limit),
                 human_bytes(*projected)
             ),
@@ -100,10 +114,15 @@ impl Budget {
         (projected > limit).then_some(Stop::Memory { limit, projected })
     }
 
-    /// Whether spilled files of `bytes` pass the disk limit.
+    /// This search's share of a budget of `bytes` that `shared_by` searches share.
+    pub fn share(&self, bytes: u64) -> u64 {
+        bytes / self.shared_by.max(1) as u64
+    }
+
+    /// Whether spilled files of `bytes` pass this search's share of the disk limit.
     pub fn disk_reached(&self, bytes: u64) -> Option<Stop> {
-        let limit = self.max_disk?;
-        (bytes > limit).then_some(Stop::Disk { limit, projected: bytes })
+        let limit = self.share(self.max_disk?);
+        (bytes > limit).then_some(Stop::Disk { limit, projected: bytes, shared_by: self.shared_by.max(1) })
     }
 }
 
@@ -132,8 +151,12 @@ pub fn human_bytes(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= GIB {
         format!("{:.1} GiB", b / GIB)
-    } else {
+    } else if b >= MIB {
         format!("{:.0} MiB", b / MIB)
+    } else if bytes >= 1024 {
+        format!("{:.0} KiB", b / 1024.0)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -173,6 +196,23 @@ mod tests {
         assert!(parse_size("4X").is_err());
         assert!(parse_size("G").is_err());
         assert!(parse_size("0").is_err());
+    }
+
+    #[test]
+    fn searches_that_share_the_disk_budget_stop_at_their_share() {
+        let alone = Budget { max_disk: Some(64 << 10), ..Budget::default() };
+        assert_eq!(alone.disk_reached(64 << 10), None);
+        let stop = alone.disk_reached((64 << 10) + 1).unwrap();
+        assert_eq!(stop, Stop::Disk { limit: 64 << 10, projected: (64 << 10) + 1, shared_by: 1 });
+        assert!(stop.to_string().ends_with("of spilled files; --max-disk)"), "{stop}");
+        let two = Budget { shared_by: 2, ..alone };
+        assert_eq!(two.share(64 << 10), 32 << 10);
+        let stop = two.disk_reached((32 << 10) + 1).unwrap();
+        assert_eq!(stop, Stop::Disk { limit: 32 << 10, projected: (32 << 10) + 1, shared_by: 2 });
+        assert!(stop.to_string().contains("of 32 KiB would be passed"), "{stop}");
+        assert!(stop.to_string().contains("share of --max-disk, which 2 searches at once share"), "{stop}");
+        assert_eq!(human_bytes(1000), "1000 bytes");
+        assert_eq!(human_bytes(3 << 20), "3 MiB");
     }
 
     #[test]

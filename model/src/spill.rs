@@ -284,9 +284,11 @@ pub(crate) fn go_on(
     let dir = t.options.budget.spill_dir.expect("a spill folder");
     let first = nodes.len() - queue.len();
     let mut depth = queue.front().map_or(0, |q| q.2 as usize);
-    // A quarter of the memory budget for a chunk of candidates (16 bytes each), as much for
-    // one of dropped places (8 bytes each), never both at once.
-    let share = t.options.budget.max_memory.unwrap_or(0) / 4;
+    // A quarter of the memory budget (of this search's share of it) for a chunk of
+    // candidates (16 bytes each), as much for one of dropped places (8 bytes each), never both
+    // at once.
+    let budget = t.options.budget;
+    let share = budget.max_memory.map_or(0, |m| budget.share(m)) / 4;
     let chunk = ((share / 16) as usize).max(MIN_CHUNK);
     let log = ParentLog::new(dir);
     let mut disk = match log {

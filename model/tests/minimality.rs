@@ -227,6 +227,7 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         max_disk: Some(size("MCP_ONCE_SPILL_DISK", "60G")),
         max_states: std::env::var("MCP_ONCE_SPILL_STATES").ok().map(|v| v.parse().unwrap()),
         spill_dir,
+        shared_by: 1,
     };
     let mut seen = std::collections::HashSet::new();
     let (mut compared, mut states, mut partly) = (0, 0usize, Vec::new());

@@ -143,7 +143,7 @@ fn a_disk_budget_stops_the_spilled_search_with_what_it_decided() {
     let dir = folder();
     let m = cell("mcp-2026-07-28", Transport::Http, ClientPolicy::FrameworkRetry, ServerImpl::DedupByIdDurable);
     let e = explore_with(&m, PropertyKind::ALL, options(true, Some(1), Some(dir), Some(8 << 20)));
-    let End::Stopped { why: Stop::Disk { limit, projected }, depth_completed } = e.end else {
+    let End::Stopped { why: Stop::Disk { limit, projected, shared_by: 1 }, depth_completed } = e.end else {
         panic!("expected a stop at the disk budget, got {:?}", e.end)
     };
     assert_eq!(limit, 8 << 20);
