@@ -56,7 +56,8 @@ pub enum Stop {
     },
     /// A spill file could not be written or read back.
     DiskFailed {
-        /// The system's error number (0: a file was shorter than written).
+        /// The system's error number (0: a file read back is not what was written: shorter,
+        /// or not a valid compressed stream).
         errno: i32,
     },
 }
@@ -84,7 +85,7 @@ impl fmt::Display for Stop {
                 human_bytes(*limit),
                 human_bytes(*projected)
             ),
-            Stop::DiskFailed { errno: 0 } => write!(f, "a spill file was shorter than what was written to it"),
+            Stop::DiskFailed { errno: 0 } => write!(f, "a spill file read back is not what was written to it"),
             Stop::DiskFailed { errno } => {
                 write!(f, "a spill file failed: {}", std::io::Error::from_raw_os_error(*errno))
             }
