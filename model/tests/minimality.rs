@@ -214,7 +214,9 @@ fn every_two_call_search_matches_the_unreduced_model_up_to_a_state_limit() {
 /// `MCP_ONCE_SPILL_STATES` states (default: no limit); with `MCP_ONCE_SPILL_DIR=DIR` it goes on
 /// on disk, in DIR, within `MCP_ONCE_SPILL_DISK` (default 60G) of files. A search that reaches
 /// its budget is compared on what it decided and named as compared only that far. The searches
-/// run smallest first, so that a run cut short has compared the most it could.
+/// run smallest first, so that a run cut short has compared the most it could;
+/// `MCP_ONCE_UNREDUCED_SHARD=K/N` runs every N-th of them from the K-th (`scripts/reliability`
+/// runs one shard a core).
 #[test]
 #[ignore = "hours and up to 16 GB of memory (and of disk, given a spill folder): see BENCHMARKS.md, \"How the reductions are checked\""]
 fn every_two_call_cell_matches_the_unreduced_model() {
@@ -240,6 +242,16 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     // Smallest first (by the reduced model's states, which grow with the unreduced ones): a
     // run stopped or cut short has compared the most searches it could.
     searches.sort_by_key(|(states, _)| *states);
+    // A shard K/N takes every N-th search of that order from the K-th: shards run side by
+    // side (one a core) get searches of every size.
+    let shard = std::env::var("MCP_ONCE_UNREDUCED_SHARD").ok().map(|v| {
+        let (k, n) = v.split_once('/').and_then(|(k, n)| Some((k.parse().ok()?, n.parse().ok()?))).unwrap_or((0, 0));
+        assert!((1..=n).contains(&k), "MCP_ONCE_UNREDUCED_SHARD={v}: expected K/N with 1 <= K <= N");
+        (k, n)
+    });
+    if let Some((k, n)) = shard {
+        searches = searches.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
+    }
     let (mut compared, mut states, mut partly) = (0, 0usize, Vec::new());
     for (reduced, m) in searches {
         let cell = m.config.to_string();
@@ -266,9 +278,13 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     for p in &partly {
         eprintln!("  partly compared: {p}");
     }
-    match only {
-        Some(o) => eprintln!("PARTIAL RUN: only the cells containing one of {o:?}"),
-        None => assert!(compared > 150, "only {compared} searches compared in full"),
+    match (only, shard) {
+        (Some(o), _) => eprintln!("PARTIAL RUN: only the cells containing one of {o:?}"),
+        (None, Some((k, n))) => {
+            eprintln!("SHARD {k}/{n} of the distinct two-call searches");
+            assert!(compared > 150 / n, "only {compared} searches of shard {k}/{n} compared in full");
+        }
+        (None, None) => assert!(compared > 150, "only {compared} searches compared in full"),
     }
 }
 
