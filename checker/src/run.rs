@@ -382,7 +382,8 @@ const STATERIGHT_BYTES_PER_STATE: u64 = 200;
 /// How many states (repeats included) the independent stateright searches may generate within
 /// `budget`: `None` when there is no budget.
 fn stateright_cap(budget: &Budget) -> Option<usize> {
-    let by_memory = budget.max_memory.map(|m| (m / STATERIGHT_BYTES_PER_STATE) as usize);
+    // Its share of the memory: the searches that run at once verify at once too.
+    let by_memory = budget.max_memory.map(|m| (budget.share(m) / STATERIGHT_BYTES_PER_STATE) as usize);
     // stateright counts repeats; a breadth-first pass generates about 6 to 8 states per unique one.
     let by_states = budget.max_states.map(|n| n.saturating_mul(8));
     by_memory.into_iter().chain(by_states).min()

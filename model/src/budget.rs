@@ -73,18 +73,18 @@ impl fmt::Display for Stop {
                 human_bytes(*limit),
                 human_bytes(*projected)
             ),
-            Stop::Disk { limit, projected, shared_by: 0 | 1 } => write!(
-                f,
-                "the disk budget of {} would be passed ({} of spilled files; --max-disk)",
-                human_bytes(*limit),
-                human_bytes(*projected)
-            ),
-            Stop::Disk { limit, projected, shared_by } => write!(
-                f,
-                "the disk budget of {} would be passed ({} of spilled files; this search's share of --max-disk, which {shared_by} searches at once share)",
-                human_bytes(*limit),
-                human_bytes(*projected)
-            ),
+            Stop::Disk { limit, projected, shared_by } => {
+                let whose = match shared_by {
+                    0 | 1 => "--max-disk".to_string(),
+                    n => format!("this search's share of --max-disk, which {n} searches at once share"),
+                };
+                write!(
+                    f,
+                    "the disk budget of {} would be passed ({} of spilled files; {whose})",
+                    human_bytes(*limit),
+                    human_bytes(*projected)
+                )
+            }
             Stop::DiskFailed { errno: 0 } => write!(f, "a spill file read back is not what was written to it"),
             Stop::DiskFailed { errno } => {
                 write!(f, "a spill file failed: {}", std::io::Error::from_raw_os_error(*errno))

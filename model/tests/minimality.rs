@@ -109,17 +109,17 @@ struct Compared {
     up_to: Option<(usize, Stop)>,
 }
 
-/// Search `m` and its unreduced model within `budget` (its memory the whole process's; with a
+/// Search the unreduced model of `m` within `budget` (its memory the whole process's; with a
 /// spill folder, the search goes on on disk from there: `spill.rs` numbers the same states in
-/// the same order as the search in memory, within the disk budget), and assert that they agree
-/// on everything the unreduced search decided. Exhaustive, that is what [`matches_unreduced`]
+/// the same order as the search in memory, within the disk budget), and assert that `reduced`,
+/// `m`'s own exploration, agrees with it on everything the unreduced search decided. Exhaustive, that is what [`matches_unreduced`]
 /// asserts. Stopped at its budget after checking every state within `D` steps, a breadth-first
 /// search still decides: each violation it found is a shortest one, so the reduced model's
 /// must be as long; a property it found no violation of must have none within `D` steps in the
 /// reduced model either; the most effects it saw are at most the reduced model's worst case,
 /// equal (and first reached as soon) where that is reached within `D` steps. A cell too large
 /// for memory is so compared as far as the budget allows, never killed by the kernel.
-fn matches_unreduced_within(m: &McpModel, budget: Budget) -> Compared {
+fn matches_unreduced_within(m: &McpModel, reduced: &Exploration, budget: Budget) -> Compared {
     let cell = &m.config;
     let full = explore_with(&m.without_reductions(), PropertyKind::ALL, Options { worst: true, budget });
     let up_to = match full.end {
@@ -128,7 +128,6 @@ fn matches_unreduced_within(m: &McpModel, budget: Budget) -> Compared {
         End::Answered => unreachable!("a search for the worst case is never answered early"),
     };
     let depth = up_to.map_or(usize::MAX, |(d, _)| d);
-    let reduced = explore(m, PropertyKind::ALL);
     for (r, u) in reduced.results.iter().zip(&full.results) {
         let (lr, lu) = (r.counterexample.as_ref().map(|c| c.len()), u.counterexample.as_ref().map(|c| c.len()));
         match lu {
@@ -144,10 +143,10 @@ fn matches_unreduced_within(m: &McpModel, budget: Budget) -> Compared {
     let (w, e) = (reduced.worst.effects, full.worst.effects);
     assert!(e <= w, "worst case under {cell}: {e} effects in the unreduced model, {w} in the reduced one");
     if e == w {
-        assert_eq!(worst_length(&reduced), worst_length(&full), "worst trace under {cell}");
+        assert_eq!(worst_length(reduced), worst_length(&full), "worst trace under {cell}");
     } else {
         assert!(
-            worst_length(&reduced).is_some_and(|n| n > depth),
+            worst_length(reduced).is_some_and(|n| n > depth),
             "worst case under {cell}: {w} effects within {depth} steps, {e} in the unreduced model"
         );
     }
@@ -160,8 +159,8 @@ fn matches_unreduced_within(m: &McpModel, budget: Budget) -> Compared {
         "  unreduced: shortest violations {:?}, worst case {e} effects in {:?} steps; reduced: {:?}, {w} in {:?}",
         lengths(&full),
         worst_length(&full),
-        lengths(&reduced),
-        worst_length(&reduced)
+        lengths(reduced),
+        worst_length(reduced)
     );
     if let Some(s) = full.spilled {
         eprintln!(
@@ -233,15 +232,15 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         shared_by: 1,
     };
     let mut seen = std::collections::HashSet::new();
-    let mut searches: Vec<(usize, McpModel)> = models(2)
+    let mut searches: Vec<(Exploration, McpModel)> = models(2)
         .into_iter()
         .filter(|m| seen.insert(m.behaviour_key()))
         .filter(|m| only.as_ref().is_none_or(|o| o.iter().any(|x| m.config.to_string().contains(x.as_str()))))
-        .map(|m| (explore(&m, PropertyKind::ALL).stats.states, m))
+        .map(|m| (explore(&m, PropertyKind::ALL), m))
         .collect();
     // Smallest first (by the reduced model's states, which grow with the unreduced ones): a
     // run stopped or cut short has compared the most searches it could.
-    searches.sort_by_key(|(states, _)| *states);
+    searches.sort_by_key(|(reduced, _)| reduced.stats.states);
     // A shard K/N takes every N-th search of that order from the K-th: shards run side by
     // side (one a core) get searches of every size.
     let shard = std::env::var("MCP_ONCE_UNREDUCED_SHARD").ok().map(|v| {
@@ -255,9 +254,9 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     let (mut compared, mut states, mut partly) = (0, 0usize, Vec::new());
     for (reduced, m) in searches {
         let cell = m.config.to_string();
-        eprintln!("  comparing {cell} ({reduced} reduced states)");
+        eprintln!("  comparing {cell} ({} reduced states)", reduced.stats.states);
         let t = std::time::Instant::now();
-        let full = matches_unreduced_within(&m, budget);
+        let full = matches_unreduced_within(&m, &reduced, budget);
         let seconds = t.elapsed().as_secs_f64();
         match full.up_to {
             None => {
