@@ -217,7 +217,7 @@ fn every_two_call_search_matches_the_unreduced_model_up_to_a_state_limit() {
 /// `MCP_ONCE_UNREDUCED_SHARD=K/N` runs every N-th of them from the K-th (`scripts/reliability`
 /// runs one shard a core).
 #[test]
-#[ignore = "hours and up to 16 GB of memory (and of disk, given a spill folder): see BENCHMARKS.md, \"How the reductions are checked\""]
+#[ignore = "more than ten hours of one core, up to 16 GB of memory and, given a spill folder, 60 GB of disk: see BENCHMARKS.md, \"How the reductions are checked\""]
 fn every_two_call_cell_matches_the_unreduced_model() {
     let only: Option<Vec<String>> =
         std::env::var("MCP_ONCE_UNREDUCED_CELLS").ok().map(|v| v.split(',').map(String::from).collect());
