@@ -112,8 +112,8 @@ struct Compared {
 /// Search the unreduced model of `m` within `budget` (its memory the whole process's; with a
 /// spill folder, the search goes on on disk from there: `spill.rs` numbers the same states in
 /// the same order as the search in memory, within the disk budget), and assert that `reduced`,
-/// `m`'s own exploration, agrees with it on everything the unreduced search decided. Exhaustive, that is what [`matches_unreduced`]
-/// asserts. Stopped at its budget after checking every state within `D` steps, a breadth-first
+/// `m`'s own exploration, agrees with it on everything the unreduced search decided.
+/// Exhaustive, that is what [`matches_unreduced`] asserts. Stopped at its budget after checking every state within `D` steps, a breadth-first
 /// search still decides: each violation it found is a shortest one, so the reduced model's
 /// must be as long; a property it found no violation of must have none within `D` steps in the
 /// reduced model either; the most effects it saw are at most the reduced model's worst case,
@@ -275,6 +275,8 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     }
     eprintln!("{compared} distinct two-call searches compared, {states} unreduced states in all; compared only on what their search decided before its budget: {}", partly.len());
     for p in &partly {
+        // `scripts/reliability` reads these lines (the cell, up to ": within") to run the
+        // searches again alone with the whole budgets.
         eprintln!("  partly compared: {p}");
     }
     match (only, shard) {
