@@ -113,12 +113,13 @@ struct Compared {
 /// spill folder, the search goes on on disk from there: `spill.rs` numbers the same states in
 /// the same order as the search in memory, within the disk budget), and assert that `reduced`,
 /// `m`'s own exploration, agrees with it on everything the unreduced search decided.
-/// Exhaustive, that is what [`matches_unreduced`] asserts. Stopped at its budget after checking every state within `D` steps, a breadth-first
-/// search still decides: each violation it found is a shortest one, so the reduced model's
-/// must be as long; a property it found no violation of must have none within `D` steps in the
-/// reduced model either; the most effects it saw are at most the reduced model's worst case,
-/// equal (and first reached as soon) where that is reached within `D` steps. A cell too large
-/// for memory is so compared as far as the budget allows, never killed by the kernel.
+/// Exhaustive, that is what [`matches_unreduced`] asserts. Stopped at its budget after checking
+/// every state within `D` steps, a breadth-first search still decides: each violation it found
+/// is a shortest one, so the reduced model's must be as long; a property it found no violation
+/// of must have none within `D` steps in the reduced model either; the most effects it saw are
+/// at most the reduced model's worst case, equal (and first reached as soon) where that is
+/// reached within `D` steps. A cell too large for memory is so compared as far as the budget
+/// allows, never killed by the kernel.
 fn matches_unreduced_within(m: &McpModel, reduced: &Exploration, budget: Budget) -> Compared {
     let cell = &m.config;
     let full = explore_with(&m.without_reductions(), PropertyKind::ALL, Options { worst: true, budget });
