@@ -256,6 +256,10 @@ pub struct TargetArgs {
     /// Do not pass delay_before_ms / delay_after_ms to the tool, even if it takes them.
     #[arg(long)]
     no_pace: bool,
+    /// stdio: skip lines the server writes to stdout that are not JSON at all (a banner, a log
+    /// line) instead of stopping at them; the probe reports them as a WARNING check.
+    #[arg(long)]
+    skip_non_json: bool,
     /// Write the evidence log (and result.json) into this folder.
     #[arg(long, value_name = "DIR")]
     evidence: Option<PathBuf>,
@@ -309,6 +313,7 @@ impl TargetArgs {
             hold_args,
             evidence_dir: self.evidence.clone(),
             key_retention: None,
+            skip_non_json: self.skip_non_json,
             more_instances: Vec::new(),
         })
     }

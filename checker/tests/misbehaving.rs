@@ -278,6 +278,40 @@ fn answers_a_wrong_id() {
     probe("wrong-id", &["never sent"]);
 }
 
+/// A server that prints a banner and a log line to stdout before it serves (the official
+/// clients skip such lines): named for what it is, the first lines quoted and the stdio
+/// transport's rule cited, exit 2; with `--skip-non-json` the probe runs past them and reports
+/// them as a WARNING check.
+#[test]
+fn prints_a_banner_before_serving() {
+    let dir = temp("banner");
+    let evidence = dir.join("evidence");
+    let (out, _) = run("banner", &dir, R2025, &evidence, Duration::from_secs(300), |c| c.arg("probe"));
+    assert_eq!(out.status.code(), Some(2), "{}{}", text(&out.stdout), text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msg = v["checks"][0]["errorMessage"].as_str().unwrap().to_string();
+    assert!(msg.contains("not JSON to its stdout"), "{msg}");
+    assert!(msg.contains("`Pay server 1.0 starting (stdio)`, `INFO loaded 3 tools`"), "the first lines quoted: {msg}");
+    assert!(msg.contains("MUST NOT write anything to its stdout") && msg.contains("--skip-non-json"), "{msg}");
+    assert!(!msg.contains("did not start") && !msg.contains("initialize: initialize"), "{msg}");
+
+    let evidence = dir.join("evidence-skipping");
+    let (out, _) =
+        run("banner", &dir, R2025, &evidence, Duration::from_secs(600), |c| c.args(["probe", "--skip-non-json"]));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks[0]["status"], "SUCCESS", "the preflight passes past the banner: {:#}", checks[0]);
+    let warning = checks.iter().find(|c| c["id"] == "mcp-once-stdout-non-json").expect("a stdout check");
+    assert_eq!(warning["status"], "WARNING", "{warning}");
+    assert_eq!(warning["details"]["lines"], 2, "{warning}");
+    assert!(warning["errorMessage"].as_str().unwrap().contains("`INFO loaded 3 tools`"), "{warning}");
+    let failed = checks.iter().filter(|c| c["status"] == "FAILURE").count();
+    assert!(failed > 0, "a server with no dedup fails the retry checks once it can be probed: {v:#}");
+    assert_eq!(out.status.code(), Some(1), "a failing check exits 1");
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "banner");
+}
+
 #[test]
 fn answers_one_request_twice() {
     replay("duplicate-id", Trace::Timeout, &["diverged"], &["broke the protocol", "duplicated response"]);
@@ -538,7 +572,9 @@ fn garbage_at_initialize_ends_the_probe_at_once_with_default_bounds() {
     let pre = &checks[0];
     assert_eq!(pre["id"], "mcp-once-preflight");
     let msg = pre["errorMessage"].as_str().unwrap();
-    assert!(msg.contains("did not start") && msg.contains("broke the protocol"), "{msg}");
+    assert!(msg.contains("not JSON to its stdout") && msg.contains("`Welcome! Server ready.`"), "{msg}");
+    assert!(msg.contains("MUST NOT write anything to its stdout"), "the stdio transport's rule is cited: {msg}");
+    assert!(!msg.contains("initialize: initialize"), "{msg}");
     let records = jsonl::evidence_under(&evidence);
     let starts = records.iter().filter(|r| r["kind"] == "process" && r["event"] == "start").count();
     assert_eq!(starts, 1, "one start, by the preflight");

@@ -189,6 +189,19 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
         stdout.starts_with("DIVERGED: the server did not start: cannot start `/nonexistent/server --flag`"),
         "{stdout}"
     );
+    // A server that starts and lists no such tool is named as such, not as one that did not start.
+    let dir = temp("no-tool");
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once!()
+        .args(["replay", t, "--stdio", &fixture(&ledger, ""), "--tool", "refund"])
+        .args(["--observe", &format!("ledger:{}", ledger.display())])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("DIVERGED: the server has no tool `refund` (it lists: "), "{stdout}");
+    assert!(stdout.contains("charge") && stdout.contains("with --tool"), "{stdout}");
+    assert!(!stdout.contains("did not start"), "{stdout}");
 }
 
 /// Start a replay that holds its first commit for a minute, wait until it is waiting for that

@@ -118,6 +118,7 @@ fn soak(runs: usize) {
             hold_args: None,
             evidence_dir: None,
             key_retention: None,
+            skip_non_json: false,
             more_instances: Vec::new(),
         };
         let evidence = Evidence::new(None).expect("evidence");

@@ -136,7 +136,8 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
     Ok(cells)
 }
 
-/// Run `mcp-once confirm`: exit 0 when every counterexample is confirmed, 1 otherwise.
+/// Run `mcp-once confirm`: exit 0 when every counterexample is confirmed (and every worst case
+/// of one effect per call ran), 1 otherwise.
 pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
     if a.jobs == Some(0) {
         bail!("--jobs 0: at least 1");
@@ -181,7 +182,7 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let all_confirmed = results.iter().all(|r| r.verdict == ReplayVerdict::Confirmed);
+    let all_confirmed = results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
     match a.format {
         OutFormat::Json => println!("{}", serde_json::to_string_pretty(&ConfirmRecord::of(results))?),
         OutFormat::Text => print!("{}", confirm_text(&results, &evidence)),

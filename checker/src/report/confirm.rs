@@ -12,8 +12,12 @@ use std::path::Path;
 pub struct ConfirmRecord {
     /// Replays: every counterexample (and worst case) of the cells, once per SDK.
     pub counterexamples: usize,
-    /// Those confirmed.
+    /// Those confirmed: a violation seen on the server.
     pub confirmed: usize,
+    /// Worst cases of at most one effect per call that ran with their effects: no duplicate to
+    /// confirm, counted apart from the confirmations.
+    #[serde(default)]
+    pub ran: usize,
     /// One per replay, in the cells' order.
     pub results: Vec<Confirmation>,
 }
@@ -22,7 +26,8 @@ impl ConfirmRecord {
     /// The record of `results`.
     pub fn of(results: Vec<Confirmation>) -> Self {
         let confirmed = count(&results, ReplayVerdict::Confirmed);
-        ConfirmRecord { counterexamples: results.len(), confirmed, results }
+        let ran = count(&results, ReplayVerdict::Ran);
+        ConfirmRecord { counterexamples: results.len(), confirmed, ran, results }
     }
 }
 
@@ -32,8 +37,9 @@ pub fn count(results: &[Confirmation], verdict: ReplayVerdict) -> usize {
 }
 
 /// The verdicts in the order the summary lists them.
-const VERDICTS: [ReplayVerdict; 5] = [
+const VERDICTS: [ReplayVerdict; 6] = [
     ReplayVerdict::Confirmed,
+    ReplayVerdict::Ran,
     ReplayVerdict::NotReproduced,
     ReplayVerdict::Diverged,
     ReplayVerdict::Inconclusive,

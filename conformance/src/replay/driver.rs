@@ -9,6 +9,7 @@
 
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::judge;
+use crate::replay::observed::{Counted, Observed};
 use crate::replay::pacing::{self, AttemptId, Hold};
 use crate::replay::session::Session;
 use crate::replay::step::{answer, stop, Done, Sent, Stop};
@@ -141,7 +142,7 @@ impl<'t> Driver<'t> {
                             "the server ran the side effect {n} times, {how} {expected} ({})",
                             self.trace.property
                         );
-                        (ReplayVerdict::Confirmed, reason, Some(n))
+                        (self.verdict_on_count(n), reason, Some(n))
                     }
                 },
             },
@@ -180,6 +181,14 @@ impl<'t> Driver<'t> {
                 }
             }
         }
+        let (verdict, reason) = match settled.or(observed) {
+            Some(n) => {
+                let when = if settled.is_some() { "after the server stopped" } else { "at the end" };
+                let facts = self.observed(n).await;
+                self.weigh_observed(verdict, reason, facts.as_ref(), when)
+            }
+            None => (verdict, reason),
+        };
         self.session.evidence.record(Event::Verdict {
             verdict,
             reason: reason.clone(),
@@ -200,6 +209,56 @@ impl<'t> Driver<'t> {
             steps: std::mem::take(&mut self.steps),
             notes: std::mem::take(&mut self.notes),
             wall_ms: self.session.evidence.elapsed_ms(),
+        }
+    }
+
+    /// The verdict of a trace judged by its effect count in all (the worst case; at-most-once
+    /// when the effects cannot be told apart by call), once every step was realised and `n`
+    /// effects counted: with several calls and no more effects than calls, the count cannot
+    /// show that one call took two (`inconclusive`, and `weigh_observed` says so); a worst
+    /// case of at most one effect per call shows no duplicate (`ran`).
+    fn verdict_on_count(&self, n: i64) -> ReplayVerdict {
+        let calls = i64::from(self.trace.config.bounds.calls);
+        let worst = self.path.last().map_or(0, State::worst_effects);
+        if worst <= 1 && judge::property_of(&self.trace.property).is_none() {
+            ReplayVerdict::Ran
+        } else if calls > 1 && n <= calls {
+            ReplayVerdict::Inconclusive
+        } else {
+            ReplayVerdict::Confirmed
+        }
+    }
+
+    /// The verdict once what was observed at the end (`when`) is weighed: a violation the facts
+    /// show is confirmed whatever the steps gave, with the steps' own verdict kept in the
+    /// reason as what was or was not seen on the way; otherwise the steps' verdict stands.
+    fn weigh_observed(
+        &mut self,
+        verdict: ReplayVerdict,
+        reason: String,
+        facts: Option<&Observed>,
+        when: &str,
+    ) -> (ReplayVerdict, String) {
+        if matches!(verdict, ReplayVerdict::Confirmed | ReplayVerdict::Interrupted) {
+            return (verdict, reason);
+        }
+        let property = judge::property_of(&self.trace.property);
+        match facts.and_then(|f| f.violation(property)) {
+            Some(seen) => (
+                ReplayVerdict::Confirmed,
+                format!("{seen}, as the observer counted {when}; the trace's steps alone gave {verdict}: {reason}"),
+            ),
+            None if verdict == ReplayVerdict::Inconclusive
+                && facts.is_some_and(|f| matches!(f.counted, Counted::InAll { .. })) =>
+            {
+                let calls = self.trace.config.bounds.calls;
+                (verdict, format!("{reason}; the observer counts effects in all, not per call, and with {calls} calls that many effects may be one each (a ledger observer with `{{{{call}}}}` in --args tells them apart)"))
+            }
+            None if verdict == ReplayVerdict::Ran => (
+                verdict,
+                format!("{reason}: the model's worst case here is one effect per call, which shows no duplicate"),
+            ),
+            None => (verdict, reason),
         }
     }
 
@@ -232,10 +291,7 @@ impl<'t> Driver<'t> {
                 ),
             ));
         }
-        self.session
-            .start()
-            .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("the server did not start: {e}")))?;
+        self.session.start().await.map_err(|e| stop(ReplayVerdict::Diverged, e.sentence()))?;
         self.session
             .start_others()
             .await

@@ -83,6 +83,21 @@ pub enum Frame {
     Garbage(String),
 }
 
+/// Whether a line is not JSON at all (not UTF-8, or no JSON value): a banner or a log line,
+/// apart from JSON that is not a valid message.
+pub fn not_json(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).ok().and_then(|t| serde_json::from_str::<Value>(t.trim_end_matches('\r')).ok()).is_none()
+}
+
+/// A line as a report quotes it: trimmed, at most 80 characters.
+pub fn quote(text: &str) -> String {
+    let t = text.trim();
+    match t.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &t[..cut]),
+        None => t.to_string(),
+    }
+}
+
 /// Classify one frame's bytes.
 pub fn classify(bytes: &[u8]) -> Frame {
     let text = match std::str::from_utf8(bytes) {
@@ -177,5 +192,15 @@ mod tests {
                 other => panic!("{bad:?} classified as {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_banner_is_told_apart_from_json_that_is_no_message() {
+        assert!(not_json(b"Starting server on stdio..."));
+        assert!(not_json(b"\xff\xfe"));
+        assert!(!not_json(b"42"), "JSON, though not a message");
+        assert!(!not_json(br#"{"id":1,"result":1}"#));
+        assert_eq!(quote("  ready \r"), "ready");
+        assert_eq!(quote(&"é".repeat(100)).chars().count(), 81, "80 characters and an ellipsis");
     }
 }

@@ -4,6 +4,7 @@
 use crate::replay::evidence::{Event, Process};
 use crate::replay::message::{self, CLIENT_NAME};
 use crate::replay::session::Session;
+use crate::replay::start_error::StartError;
 use crate::replay::types::Revision;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -85,15 +86,21 @@ impl Session {
         Ok(())
     }
 
-    pub(crate) async fn discover_tool(&mut self, deadline: Instant) -> Result<(), String> {
+    pub(crate) async fn discover_tool(&mut self, deadline: Instant) -> Result<(), StartError> {
         let params = self.with_meta(json!({}));
         let result =
             self.request_until("tools/list", params, deadline).await.map_err(|e| format!("tools/list: {e}"))?;
-        let tools = result.get("tools").and_then(Value::as_array).ok_or("tools/list: the result has no tools list")?;
+        let tools = result
+            .get("tools")
+            .and_then(Value::as_array)
+            .ok_or_else(|| StartError::Other("tools/list: the result has no tools list".into()))?;
         let tool = tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(&self.opts.tool));
         let Some(tool) = tool else {
             let names: Vec<&str> = tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
-            return Err(format!("the server has no tool `{}` (it lists: {})", self.opts.tool, names.join(", ")));
+            return Err(StartError::NoTool {
+                tool: self.opts.tool.clone(),
+                listed: names.into_iter().map(str::to_string).collect(),
+            });
         };
         self.tool = Some(tool.clone());
         let props = tool.pointer("/inputSchema/properties");

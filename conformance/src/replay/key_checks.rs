@@ -57,7 +57,7 @@ impl KeyProbe {
     async fn start(options: &ReplayOptions, revision: Revision, sub: &str) -> Result<KeyProbe, String> {
         let evidence = evidence_for(options, sub)?;
         let mut session = Session::new(options.clone(), revision, evidence);
-        session.start().await.map_err(|e| format!("the server did not start: {e}"))?;
+        session.start().await.map_err(|e| e.sentence())?;
         let baseline = session.read_stable().await?;
         let nonce = format!(
             "mcp-once-probe-{:x}-{:x}",

@@ -4,12 +4,13 @@
 //!
 //! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
-//! [`handshake`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
+//! [`handshake`], why one failed in [`start_error`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
 //! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
 //! (an MRTR continuation and the kind of each answer), with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
-//! trace's property judged on what the client was told and what took effect), [`step`] (how a
-//! step ends),
+//! trace's property judged on what the client was told and what took effect), [`observed`]
+//! (the verdict from what the observer counted once the server stopped, whatever step the
+//! replay reached), [`step`] (how a step ends),
 //! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
 //! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
 //! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
@@ -31,6 +32,7 @@ pub mod interrupt_point;
 pub mod judge;
 pub mod key_checks;
 pub mod message;
+pub mod observed;
 pub mod observer;
 pub mod outcome;
 pub mod pacing;
@@ -43,6 +45,7 @@ pub mod sdk_fixtures;
 pub mod server_log;
 pub mod server_steps;
 pub mod session;
+pub mod start_error;
 pub mod step;
 pub mod strays;
 pub mod tracer;

@@ -5,11 +5,13 @@
 
 use crate::replay::driver::Driver;
 use crate::replay::judge::{self, CallOutcome, Judgement, Told};
+use crate::replay::observed::{Counted, Observed};
 use crate::replay::observer::{read_ledger_lines, Source};
 use crate::replay::step::{answer, is_refusal, summarize};
 use crate::replay::types::ReplayVerdict;
 use mcp_once_model::state::{Failure, Phase};
 use mcp_once_model::PropertyKind;
+use serde_json::Value;
 
 impl Driver<'_> {
     /// The verdict on the trace's property once every step was realised and the observer counts
@@ -77,6 +79,25 @@ impl Driver<'_> {
         Some(judged)
     }
 
+    /// The facts of the run once `n` effects are counted in all: per call where the ledger's
+    /// call tags (or a single call) tell them apart, else in all; and per call whether the
+    /// client read a final success answer to any of its attempts.
+    pub(crate) async fn observed(&mut self, n: i64) -> Option<Observed> {
+        let calls = usize::from(self.trace.config.bounds.calls);
+        let effects = u64::try_from(n).ok()?;
+        let counted = match self.effects_per_call(calls, n).await {
+            Ok(per_call) => Counted::PerCall(per_call),
+            Err(_) => Counted::InAll { effects, calls },
+        };
+        let told_success = (0..calls)
+            .map(|c| {
+                let mine = self.sent.keys().filter(|(call, _)| usize::from(*call) == c);
+                mine.filter_map(|a| self.response(*a)).any(|r| is_final_success(&r))
+            })
+            .collect();
+        Some(Observed { counted, told_success })
+    }
+
     /// Effects per logical call: with one call, all `n`; otherwise from the ledger lines of this
     /// run (those after the baseline), by the call tag each carries.
     async fn effects_per_call(&mut self, calls: usize, n: i64) -> Result<Vec<u64>, String> {
@@ -94,4 +115,10 @@ impl Driver<'_> {
         let tags: Vec<String> = (0..calls).map(|c| self.call_tag(c as u8)).collect();
         judge::attribute(lines.get(skip..).unwrap_or_default(), &tags)
     }
+}
+
+/// Whether `resp` is a final success: neither an error nor `isError`, nor an MRTR
+/// input-required answer.
+fn is_final_success(resp: &Value) -> bool {
+    !is_refusal(resp) && resp.pointer("/result/resultType").and_then(Value::as_str) != Some("input_required")
 }

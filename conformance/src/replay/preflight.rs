@@ -9,7 +9,7 @@
 use crate::replay::evidence::Evidence;
 use crate::replay::message::Logical;
 use crate::replay::pacing::Hold;
-use crate::replay::session::Session;
+use crate::replay::session::{NonJsonLines, Session};
 use crate::replay::step::{is_refusal, summarize};
 use crate::replay::types::{KeyAt, ReplayOptions, Revision};
 use serde_json::{json, Value};
@@ -30,6 +30,8 @@ pub struct Preflight {
     pub keyed: Option<Result<(), String>>,
     /// One line per finding, in order, for the report.
     pub findings: Vec<String>,
+    /// stdio: the lines of stdout that were not JSON, skipped (`--skip-non-json`).
+    pub non_json: NonJsonLines,
 }
 
 impl Preflight {
@@ -132,7 +134,7 @@ pub async fn preflight(
 }
 
 async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
-    session.start().await.map_err(|e| format!("the server did not start: {e}"))?;
+    session.start().await.map_err(|e| e.sentence())?;
     let tool = session.tool.clone().unwrap_or(Value::Null);
     let mut findings = vec![format!("the server started and lists the tool `{}`", session.opts.tool)];
     let baseline = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
@@ -166,5 +168,5 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
     } else {
         None
     };
-    Ok(Preflight { tool, pace_args: session.pace_args, keyless, keyed, findings })
+    Ok(Preflight { tool, pace_args: session.pace_args, keyless, keyed, findings, non_json: session.non_json.clone() })
 }

@@ -11,6 +11,7 @@ use crate::replay::driver::replay;
 use crate::replay::evidence::Evidence;
 use crate::replay::key_checks::{key_checks, KEY_CHECKS};
 use crate::replay::preflight::{not_implemented, preflight, Preflight};
+use crate::replay::session::NonJsonLines;
 use crate::replay::types::{
     revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision, RESULT_FILE,
 };
@@ -106,7 +107,12 @@ async fn scenario_check(
         (Some(p), _, _) => (Status::Untestable, Some(format!("Not testable: {p}"))),
         (None, Some(r), _) => (
             Status::Failure,
-            Some(format!("the call took effect {} times: {}", r.observed_effects.unwrap_or(0), r.trace)),
+            Some(format!(
+                "the call took effect {} times: {} ({})",
+                r.settled_effects.or(r.observed_effects).unwrap_or(0),
+                r.trace,
+                r.reason
+            )),
         ),
         (None, None, Some(_)) => (Status::Success, None),
         (None, None, None) => match runs.first() {
@@ -127,7 +133,8 @@ async fn scenario_check(
         "assumes": s.assumes,
         "replays": runs.iter().map(|r| json!({
             "trace": r.trace, "verdict": r.verdict, "expected_effects": r.expected_effects,
-            "observed_effects": r.observed_effects, "reason": r.reason, "evidence": r.evidence,
+            "observed_effects": r.observed_effects, "settled_effects": r.settled_effects,
+            "reason": r.reason, "evidence": r.evidence,
         })).collect::<Vec<_>>(),
     });
     CheckRecord {
@@ -164,6 +171,32 @@ fn preflight_record(outcome: &Result<Preflight, String>) -> CheckRecord {
         error_message: error,
     }
 }
+
+/// The non-JSON lines of stdout that `--skip-non-json` skipped in the preflight, as a WARNING:
+/// the server broke the stdio transport's rule, and the probe went on past it as asked.
+fn non_json_record(lines: &NonJsonLines) -> CheckRecord {
+    let quoted: Vec<String> = lines.first.iter().map(|l| format!("`{l}`")).collect();
+    CheckRecord {
+        id: NON_JSON_ID.into(),
+        name: "Stdout carries only MCP messages".into(),
+        description: "Over stdio the server writes nothing to its stdout that is not a valid MCP message".into(),
+        status: Status::Warning,
+        timestamp: now_rfc3339(),
+        spec_references: vec![SpecReference {
+            id: "2025-11-25 basic/transports.mdx: stdio".into(),
+            url: "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio".into(),
+        }],
+        details: json!({"untestable": false, "lines": lines.count, "first": lines.first}),
+        error_message: Some(format!(
+            "the server wrote {} line(s) that are not JSON to its stdout (first: {}), skipped as --skip-non-json asks; the stdio transport says \"The server MUST NOT write anything to its stdout that is not a valid MCP message\", and a client that reads them as messages fails",
+            lines.count,
+            quoted.join(", ")
+        )),
+    }
+}
+
+/// The id of the check that reports a stdout carrying lines that are not JSON.
+pub const NON_JSON_ID: &str = "mcp-once-stdout-non-json";
 
 /// A check that ran on a server of its own (the preflight, a key check) leaves its record as the
 /// `result.json` of its evidence folder, as every replay does.
@@ -218,6 +251,9 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String])
     let mut out = vec![preflight_record(&pre)];
     save_record(&opts, &out[0]);
     let Ok(pre) = pre else { return Ok(out) };
+    if pre.non_json.count > 0 {
+        out.push(non_json_record(&pre.non_json));
+    }
     for s in PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport) && wanted(s.check_id)) {
         out.push(scenario_check(s, &profile, &opts, &pre.keyless).await);
     }

@@ -303,6 +303,7 @@ impl FixturePaths {
             hold_args: None,
             evidence_dir: Some(dir.join("evidence")),
             key_retention: None,
+            skip_non_json: false,
             more_instances: Vec::new(),
         })
     }

@@ -8,6 +8,7 @@ use crate::replay::observer::{self, Source};
 use crate::replay::pacing::Hold;
 use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
 use crate::replay::server_log::ServerLog;
+pub use crate::replay::start_error::{NonJsonLines, StartError};
 use crate::replay::strays;
 use crate::replay::tracer::{self, Tracer};
 use crate::replay::types::{ReplayOptions, Revision, Target};
@@ -52,6 +53,9 @@ pub struct Session {
     /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
     /// response to an id the runner never sent, more responses to an id than requests with it).
     pub garbage: Vec<String>,
+    /// stdio: lines of stdout that are not JSON at all (a breach in `garbage` too, unless the
+    /// options skip them).
+    pub non_json: NonJsonLines,
     requests: HashMap<(u32, String), usize>,
     notifications: u64,
     pub(crate) exited: Option<String>,
@@ -136,6 +140,7 @@ impl Session {
             unfinished: HashMap::new(),
             mid_read: false,
             garbage: Vec::new(),
+            non_json: NonJsonLines::default(),
             requests: HashMap::new(),
             notifications: 0,
             exited: None,
@@ -165,14 +170,22 @@ impl Session {
     /// Start (or restart) the server and connect: spawn it, wait until it answers the
     /// handshake, and on the first start check the tool exists.
     /// A protocol breach, an exit or a refused connection ends the start at once.
-    pub async fn start(&mut self) -> Result<(), String> {
+    pub async fn start(&mut self) -> Result<(), StartError> {
         self.starting = true;
         let started = self.start_now().await;
         self.starting = false;
-        started
+        match started {
+            // Output that is not JSON at all ended the start: say that, not what it broke.
+            Err(StartError::Other(_)) if !self.non_json.first.is_empty() && !self.opts.skip_non_json => {
+                // The lines already read after the first, to quote them too (no waiting).
+                self.pump(Instant::now()).await;
+                Err(StartError::NonJsonStdout { first: self.non_json.first.clone() })
+            }
+            other => other,
+        }
     }
 
-    async fn start_now(&mut self) -> Result<(), String> {
+    async fn start_now(&mut self) -> Result<(), StartError> {
         self.generations += 1;
         self.generation = self.generations;
         self.exited = None;
@@ -251,7 +264,8 @@ impl Session {
                     return Some(Err(s.with_garbage(c.clone())));
                 }
                 if s.starting && !s.garbage.is_empty() {
-                    return Some(Err(format!("{method}: no answer yet{}", s.breach_note())));
+                    // (the caller names the method)
+                    return Some(Err(format!("no answer yet{}", s.breach_note())));
                 }
                 let why = s.check_exit()?;
                 Some(Err(s.with_garbage(format!("the server exited ({why})"))))
@@ -387,6 +401,12 @@ impl Session {
                 }
             }
             EventKind::Garbage(reason) => self.garbage.push(reason),
+            EventKind::NonJson(line) => {
+                if !self.opts.skip_non_json {
+                    self.garbage.push(format!("stdout: a line that is not JSON: `{line}`"));
+                }
+                self.non_json.push(line);
+            }
             EventKind::Headers { id, .. } => {
                 self.headers.insert((gen, id_key(&id)));
             }

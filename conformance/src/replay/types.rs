@@ -142,6 +142,9 @@ pub struct ReplayOptions {
     /// fixture's `--retention-ms`): a `KeyExpires` step waits until that long has passed since
     /// the record was written. None: the runner cannot make a record expire.
     pub key_retention: Option<Duration>,
+    /// stdio: skip lines of stdout that are not JSON at all (a banner, a log line) instead of
+    /// taking them as a breach of the protocol; they are counted and quoted in the evidence.
+    pub skip_non_json: bool,
     /// The further server instances of a deployment behind a load balancer (instance 1, ...),
     /// for a trace of the model's `--instances 2`: each request goes to the instance the
     /// trace's `ServerReceive` names. Empty: one server, `target`.
@@ -157,6 +160,9 @@ pub enum ReplayVerdict {
     Confirmed,
     /// The steps were realised and the server did not do the effect the violation needs.
     NotReproduced,
+    /// A worst case of at most one effect per call ran as the model has it: it reproduced the
+    /// effects, and they show no duplicate to confirm.
+    Ran,
     /// A step could not be realised (named in the reason).
     Diverged,
     /// The observer could not tell.
@@ -166,11 +172,11 @@ pub enum ReplayVerdict {
 }
 
 impl ReplayVerdict {
-    /// The process exit code: 1 confirmed, 0 not reproduced, 2 otherwise.
+    /// The process exit code: 1 confirmed, 0 not reproduced or ran, 2 otherwise.
     pub fn exit_code(self) -> u8 {
         match self {
             ReplayVerdict::Confirmed => 1,
-            ReplayVerdict::NotReproduced => 0,
+            ReplayVerdict::NotReproduced | ReplayVerdict::Ran => 0,
             ReplayVerdict::Diverged | ReplayVerdict::Inconclusive | ReplayVerdict::Interrupted => 2,
         }
     }
@@ -180,6 +186,7 @@ impl ReplayVerdict {
         match self {
             ReplayVerdict::Confirmed => "confirmed",
             ReplayVerdict::NotReproduced => "not-reproduced",
+            ReplayVerdict::Ran => "ran",
             ReplayVerdict::Diverged => "diverged",
             ReplayVerdict::Inconclusive => "inconclusive",
             ReplayVerdict::Interrupted => "interrupted",

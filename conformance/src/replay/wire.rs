@@ -9,7 +9,7 @@
 //! dead connection still delivers.
 
 use crate::replay::evidence::{Direction, Event, Evidence, Stderr, Transport};
-use crate::replay::frame::{classify, Frame, LineSplitter, Piece, MAX_FRAME};
+use crate::replay::frame::{classify, not_json, quote, Frame, LineSplitter, Piece, MAX_FRAME};
 use crate::replay::server_log::ServerLog;
 use anyhow::{anyhow, Result};
 use futures::StreamExt;
@@ -28,6 +28,8 @@ pub enum EventKind {
     Message(Value),
     /// Output that is not a JSON-RPC message, with the reason.
     Garbage(String),
+    /// stdio: a line of stdout that is not JSON at all (a banner, a log line), quoted.
+    NonJson(String),
     /// HTTP: the response headers for request `id` arrived with `status`.
     Headers { id: Value, status: u16 },
     /// HTTP: the response (stream) for request `id` ended normally.
@@ -251,6 +253,10 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                         Frame::Messages(msgs) => {
                             evidence.frame(Direction::In, "stdio", &text);
                             msgs.into_iter().for_each(|m| send(EventKind::Message(m)));
+                        }
+                        Frame::Garbage(_) if not_json(&line) => {
+                            evidence.frame(Direction::In, "stdio", &text);
+                            send(EventKind::NonJson(quote(&text)));
                         }
                         Frame::Garbage(reason) => {
                             evidence.frame(Direction::In, "stdio", &text);

@@ -13,6 +13,8 @@ stdio faults
   exit-at-start        exit 3 before reading anything
   silent-initialize    read requests, never answer any (not even initialize)
   garbage-initialize   answer initialize with a non-JSON line, then stay silent
+  banner               write two non-JSON lines to stdout at start (a banner and a log line),
+                       then behave as `none` (the official clients skip them)
   silent-call          answer the handshake and tools/list, never answer tools/call
   wrong-id             answer tools/call with an id the client never sent
   duplicate-id         answer tools/call twice with the same id (one write)
@@ -131,6 +133,9 @@ def stdio(args):
             fault = "silent-initialize"
     if fault == "fork-holds-stdout":
         fork_child(args.state)
+    if fault == "banner":
+        out.write(b"Pay server 1.0 starting (stdio)\nINFO loaded 3 tools\n")
+        out.flush()
 
     def send(*msgs):
         out.write(b"".join(json.dumps(m).encode() + b"\n" for m in msgs))
@@ -194,7 +199,7 @@ def stdio(args):
                 out.write(bytes([byte]))
                 out.flush()
                 time.sleep(1)
-        elif fault == "none" or fault == "fork-holds-stdout" or fault.startswith("discover-"):
+        elif fault in ("none", "fork-holds-stdout", "banner") or fault.startswith("discover-"):
             write_ledger(args.ledger)
             send(charged(req))
         else:
