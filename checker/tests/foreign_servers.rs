@@ -106,3 +106,159 @@ fn an_interruption_no_log_line_shows_is_confirmed_by_the_effects_counted() {
     assert!(cancel["note"].as_str().unwrap().contains("no sign"), "{cancel}");
     assert_groups_gone(&jsonl::evidence(&evidence), "replay");
 }
+
+/// The key-conflict check on a SQL server whose statements any change can break: the check
+/// changes `sql` to another string the schema allows, and SQLite refuses it under a fresh key
+/// too (the control call), so a refusal under the reused key would prove nothing. The check is
+/// untestable with that reason, never a SUCCESS (it was one when any refusal counted as a
+/// conflict rejected).
+#[test]
+fn a_key_conflict_refused_for_its_arguments_alone_is_no_success() {
+    let dir = scratch!("foreign-servers", "conflict");
+    let db = dir.join("payments.db");
+    let observe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../census/observe.py").canonicalize().unwrap();
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .arg("probe")
+        .args([
+            "--stdio",
+            &format!("{} {} {}", fixtures::python("python"), server_script("keyed_sql.py"), db.display()),
+            "--tool",
+            "execute",
+            "--args",
+            r#"{"sql":"INSERT INTO payments VALUES ('{{call}}')"}"#,
+            "--key-at",
+            "arg:idempotency_key",
+            "--observe",
+            &format!("cmd:python3 {} sqlite {} payments", observe.display(), db.display()),
+            "--checks",
+            "sep-3182-completed-key-replay,sep-3182-key-conflict",
+        ])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let check = |id: &str| v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).cloned().unwrap();
+    assert_eq!(check("sep-3182-completed-key-replay")["status"], "SUCCESS", "the server keeps its keys: {v:#}");
+    let conflict = check("sep-3182-key-conflict");
+    assert_eq!(conflict["details"]["untestable"], true, "{conflict:#}");
+    let msg = conflict["errorMessage"].as_str().unwrap();
+    assert!(msg.contains("under a fresh key the server refused them") && msg.contains("SQL error"), "{msg}");
+    assert_eq!(out.status.code(), Some(2), "an untestable check exits 2");
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "conflict");
+}
+
+/// A multi round-trip tool on the official Python SDK whose input round is a form elicitation
+/// (`servers/elicit_after_charge.py`: the payment is captured in a resolver, which the SDK re-runs
+/// on the continuation). The model's `input-after-effect` counterexample under 2026-07-28 is
+/// confirmed on it: the runner's client declares the capabilities an input round needs (the SDK
+/// refuses a client without form elicitation with -32021), answers the elicitation and sends the
+/// continuation, and the payment is captured twice for one logical call.
+#[test]
+fn an_elicitation_after_the_effect_is_answered_and_the_rerun_confirmed() {
+    let dir = scratch!("foreign-servers", "elicitation");
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "mcp-2026-07-28",
+            "--transport",
+            "stdio",
+            "--client",
+            "no-retry",
+            "--server",
+            "plain",
+            "--handler",
+            "input-after-effect",
+            "--retries",
+            "1",
+            "--crashes",
+            "0",
+        ],
+    );
+    let payments = dir.join("payments.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .arg("replay")
+        .arg(&t)
+        .args([
+            "--stdio",
+            &format!(
+                "{} {} {}",
+                fixtures::python("python"),
+                server_script("elicit_after_charge.py"),
+                payments.display()
+            ),
+            "--tool",
+            "pay",
+            "--args",
+            r#"{"order":"{{call}}"}"#,
+            "--observe",
+            &format!("ledger:{}", payments.display()),
+        ])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    assert_eq!(v["verdict"], "confirmed", "{v:#}");
+    let lines = jsonl::read(&payments);
+    assert_eq!(lines.len(), 2, "captured twice: {lines:?}");
+    assert_eq!(lines[0]["order"], lines[1]["order"], "for one logical call: {lines:?}");
+    let records = jsonl::evidence(&evidence);
+    let calls: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["kind"] == "frame" && r["dir"] == "out" && r["frame"]["method"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 2, "the first request and its continuation");
+    let caps = &calls[0]["frame"]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    assert!(caps["elicitation"]["form"].is_object(), "the client declares form elicitation: {caps}");
+    let answers = &calls[1]["frame"]["params"]["inputResponses"];
+    let answer = answers.as_object().and_then(|m| m.values().next()).unwrap_or_else(|| panic!("{:#}", calls[1]));
+    assert_eq!(answer["action"], "accept", "the elicitation is answered: {answer}");
+    assert!(calls[1]["frame"]["params"]["requestState"].is_string(), "its requestState echoed: {:#}", calls[1]);
+    assert_groups_gone(&records, "replay");
+
+    // The probe finds that the tool asks for input and runs its input-round check: a FAILURE,
+    // the payment captured again by the continuation.
+    let payments = dir.join("probed.jsonl");
+    let evidence = dir.join("probe-evidence");
+    let out = mcp_once!()
+        .arg("probe")
+        .args([
+            "--stdio",
+            &format!(
+                "{} {} {}",
+                fixtures::python("python"),
+                server_script("elicit_after_charge.py"),
+                payments.display()
+            ),
+            "--revision",
+            "2026-07-28",
+            "--tool",
+            "pay",
+            "--args",
+            r#"{"order":"{{call}}"}"#,
+            "--observe",
+            &format!("ledger:{}", payments.display()),
+            "--checks",
+            "mcp-once-input-round-rerun",
+        ])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let checks = v["checks"].as_array().unwrap();
+    assert!(checks[0]["details"]["findings"].to_string().contains("the tool asks for input"), "{:#}", checks[0]);
+    let input = checks.iter().find(|c| c["id"] == "mcp-once-input-round-rerun").expect("the input-round check");
+    assert_eq!(input["status"], "FAILURE", "{input:#}");
+    assert_eq!(input["details"]["untestable"], false, "{input:#}");
+    assert!(input["errorMessage"].as_str().unwrap().contains("took effect 2 times"), "{input:#}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "probe");
+}

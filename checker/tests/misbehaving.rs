@@ -312,6 +312,47 @@ fn prints_a_banner_before_serving() {
     assert_groups_gone(&jsonl::evidence_under(&evidence), "banner");
 }
 
+/// Over 2026-07-28 Streamable HTTP, a server that answers a `tools/call` POST with JSON at once
+/// sends its headers only with its result, so the runner cannot break the response stream before
+/// the reply. Each stream-closing check either shows in its evidence a stream closed before the
+/// reply, or says the fault could not be made (untestable), never a FAILURE after a close that
+/// came once the reply was in.
+#[test]
+fn a_stream_the_runner_cannot_break_before_the_reply_is_said_not_made() {
+    let dir = temp("close-before-reply");
+    let evidence = dir.join("evidence");
+    let ids = ["mcp-once-retry-after-stream-break", "mcp-once-retry-after-timeout"];
+    let (out, _) = run("none-over-http", &dir, R2026, &evidence, Duration::from_secs(600), |c| {
+        c.args(["probe", "--checks", &ids.join(",")])
+    });
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}{}", text(&out.stdout), text(&out.stderr)));
+    for id in ids {
+        let c = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("{id}: {v:#}"));
+        let untestable = c["details"]["untestable"] == true;
+        let msg = c["errorMessage"].as_str().unwrap_or("");
+        if untestable {
+            assert!(msg.contains("could not be broken before the reply"), "{id}: {msg}");
+            continue;
+        }
+        for r in c["details"]["replays"].as_array().unwrap().iter().filter(|r| r["verdict"] == "confirmed") {
+            let result = Path::new(r["evidence"].as_str().unwrap()).with_file_name("result.json");
+            let result: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+            let closes: Vec<&Value> = result["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["note"].as_str().is_some_and(|n| n.contains("response stream of id")))
+                .collect();
+            assert!(!closes.is_empty(), "{id}: a confirmed stream-closing replay closes a stream: {result:#}");
+            for s in closes {
+                assert!(s["note"].as_str().unwrap().contains("before the reply"), "{id}: {s}");
+            }
+        }
+    }
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "close-before-reply");
+}
+
 #[test]
 fn answers_one_request_twice() {
     replay("duplicate-id", Trace::Timeout, &["diverged"], &["broke the protocol", "duplicated response"]);

@@ -53,11 +53,12 @@ fn a_stream_closed_between_effect_and_key_record_is_confirmed_on_the_rust_fixtur
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects in the ledger: {ledger:?}");
     assert_eq!(ledger[0]["idempotency_key"], ledger[1]["idempotency_key"], "one key, the same call");
-    // The first attempt's record was never written: the only record is the retry's.
+    // The first attempt's record was never written: a record there is, is the retry's (the
+    // replay ends at the retry's commit, and the server may be stopped before it records it).
     let keys = read_or_empty(&keys_file(&dir.join("ledger.jsonl")));
-    assert_eq!(keys.len(), 1, "{keys:?}");
-    assert_eq!(keys[0]["request_id"], ledger[1]["request_id"], "the record is the retry's: {keys:?}");
-    assert_ne!(keys[0]["request_id"], ledger[0]["request_id"]);
+    assert!(keys.len() <= 1, "{keys:?}");
+    assert!(keys.iter().all(|k| k["request_id"] == ledger[1]["request_id"]), "only the retry's record: {keys:?}");
+    assert_ne!(ledger[0]["request_id"], ledger[1]["request_id"]);
     let step = &result.steps[5];
     let note = step.note.clone().unwrap_or_default();
     assert!(step.action.starts_with("ServerReceiveCancel"), "{}", step.action);

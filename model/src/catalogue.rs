@@ -47,7 +47,12 @@ pub struct Scenario {
     pub transports: &'static [Transport],
     /// What the check takes for granted about the server and the client, in plain words.
     pub assumes: &'static str,
+    /// The tool's handler (`effect-only` but for the input-round scenario).
+    pub handler: Handler,
 }
+
+/// The handler of every scenario but the input-round one.
+const EFFECT_ONLY: Handler = Handler { kind: HandlerKind::EffectOnly, rounds: 0 };
 
 const BOTH: &[Transport] = &[Transport::Stdio, Transport::Http];
 
@@ -67,6 +72,7 @@ pub const TIMEOUT_CANCEL_RETRY: Scenario = Scenario {
     needs_crash: false,
     transports: BOTH,
     assumes: "a tool that runs longer than the client's timeout: the runner times out at once, whatever the tool's real speed",
+    handler: EFFECT_ONLY,
 };
 
 /// Scenario 2: the server is SIGKILLed after its effect, restarted, and the call retried.
@@ -85,6 +91,7 @@ pub const KILL_RESTART_RETRY: Scenario = Scenario {
     needs_crash: true,
     transports: BOTH,
     assumes: "the server can die between its effect and its response; the runner makes that point (the tool's delay arguments, strace holding the response's write, or an emulated loss)",
+    handler: EFFECT_ONLY,
 };
 
 /// Scenario 4: an agent framework re-runs the failed step (three attempts, as LangGraph's
@@ -104,6 +111,7 @@ pub const FRAMEWORK_RERUN: Scenario = Scenario {
     needs_crash: false,
     transports: BOTH,
     assumes: "an agent framework that re-runs the whole failed step, as LangGraph's default RetryPolicy does (three attempts)",
+    handler: EFFECT_ONLY,
 };
 
 /// SEP-3182: the call carries one idempotency key, and is retried after SIGKILL and restart;
@@ -124,6 +132,7 @@ pub const KEYED_RETRY: Scenario = Scenario {
     needs_crash: true,
     transports: BOTH,
     assumes: "a client that sends one idempotency key per logical call and retries with it after the server died between its effect and its response",
+    handler: EFFECT_ONLY,
 };
 
 /// Streamable HTTP: the response stream breaks (no crash), and the client retries the call.
@@ -142,6 +151,28 @@ pub const STREAM_BREAK_RETRY: Scenario = Scenario {
     needs_crash: false,
     transports: &[Transport::Http],
     assumes: "a response stream that breaks before its response while the server keeps running, and a client that retries on the break",
+    handler: EFFECT_ONLY,
+};
+
+/// 2026-07-28 multi round-trip requests: the tool takes its effect, then asks for input; the
+/// client answers and sends the continuation, which runs the handler from the start. Probed
+/// only on a tool whose first answer is input-required.
+pub const INPUT_ROUND_RERUN: Scenario = Scenario {
+    name: "input-round-rerun",
+    check_id: "mcp-once-input-round-rerun",
+    title: "Continuation of an input round",
+    description: "A call whose tool asks for input after its effect takes effect at most once when the client answers and sends the continuation",
+    client: ClientPolicy::NoRetry,
+    retries: 1,
+    crashes: 0,
+    key: KeyLifetime::None,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::Plain],
+    needs_crash: false,
+    transports: BOTH,
+    assumes: "a tool that asks for input after its effect (its first answer is input-required), and a client that answers and sends the continuation with the requestState, as 2026-07-28 mrtr.mdx has it",
+    handler: Handler { kind: HandlerKind::InputAfterEffect, rounds: 1 },
 };
 
 /// The three retry scenarios of the problem statement (scenario 3 is scenario 1 over HTTP).
@@ -169,7 +200,7 @@ impl Scenario {
             key,
             server,
             cancel: None,
-            handler: Default::default(),
+            handler: self.handler,
             deployment: Default::default(),
             bounds,
         }

@@ -10,51 +10,18 @@
 //! kind it was stored as, whatever the round of the request that finds it).
 
 use crate::replay::driver::Driver;
+use crate::replay::input::respond_to;
 use crate::replay::pacing::AttemptId;
 use crate::replay::step::{answer, stop, Done, Stop};
 use crate::replay::types::ReplayVerdict;
 use mcp_once_model::state::{Phase, ServerSide};
 use mcp_once_model::State;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The result of a JSON-RPC response, if it is an input-required result.
 pub fn input_required(resp: &Value) -> Option<&Value> {
     let result = resp.get("result")?;
     (result.get("resultType").and_then(Value::as_str) == Some("input_required")).then_some(result)
-}
-
-/// What a client answers to one input request: an elicitation accepted with a value for each
-/// field of its form (`true`, `"yes"`, `1`), a sampling request with a text message, a roots
-/// request with no roots. The fixture asks one yes/no question; other servers get the same
-/// well-formed answers.
-fn respond_to(request: &Value) -> Value {
-    match request.get("method").and_then(Value::as_str) {
-        Some("sampling/createMessage") => json!({
-            "role": "assistant",
-            "content": {"type": "text", "text": "yes"},
-            "model": crate::replay::message::CLIENT_NAME
-        }),
-        Some("roots/list") => json!({"roots": []}),
-        _ => {
-            let fields = request.pointer("/params/requestedSchema/properties").and_then(Value::as_object);
-            let content: Map<String, Value> = fields
-                .into_iter()
-                .flatten()
-                .map(|(name, schema)| {
-                    let value = match schema.get("type").and_then(Value::as_str) {
-                        Some("boolean") => json!(true),
-                        Some("number" | "integer") => json!(1),
-                        _ => match schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
-                            Some(first) => first.clone(),
-                            None => json!("yes"),
-                        },
-                    };
-                    (name.clone(), value)
-                })
-                .collect();
-            json!({"action": "accept", "content": content})
-        }
-    }
 }
 
 /// The params a continuation adds to the `tools/call` it repeats: `inputResponses` (one answer
@@ -161,6 +128,7 @@ impl Driver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_continuation_answers_every_request_and_echoes_the_state_exactly() {

@@ -68,7 +68,11 @@ fn expected_effects(state: &State) -> u64 {
 
 impl<'t> Driver<'t> {
     /// A driver for `trace` (named `trace_name` in reports) under `profile`.
-    pub fn new(session: Session, trace: &'t TraceFile, trace_name: &str, profile: Profile) -> Driver<'t> {
+    pub fn new(mut session: Session, trace: &'t TraceFile, trace_name: &str, profile: Profile) -> Driver<'t> {
+        // A tool that asks for input is answered: the client says it can be asked.
+        if trace.config.handler.asks_input(0) {
+            session.capabilities = crate::replay::message::input_capabilities();
+        }
         let nonce = format!(
             "mcp-once-{:x}-{:x}",
             std::process::id(),
@@ -81,7 +85,7 @@ impl<'t> Driver<'t> {
         Driver {
             first_violation,
             session,
-            holds: pacing::holds(&trace.actions),
+            holds: pacing::holds_over(&trace.actions, trace.config.transport),
             trace,
             path,
             profile,
@@ -136,13 +140,9 @@ impl<'t> Driver<'t> {
                 Ok(n) => match self.judge_property(n).await {
                     Some(judged) => (judged.verdict, judged.reason, Some(n)),
                     None => {
-                        let how =
-                            if n > expected as i64 { "more than the trace's" } else { "as the model's trace has" };
-                        let reason = format!(
-                            "the server ran the side effect {n} times, {how} {expected} ({})",
-                            self.trace.property
-                        );
-                        (self.verdict_on_count(n), reason, Some(n))
+                        let facts = self.observed(n).await;
+                        let (verdict, reason) = self.judge_by_count(n, expected, facts.as_ref());
+                        (verdict, reason, Some(n))
                     }
                 },
             },
@@ -155,7 +155,7 @@ impl<'t> Driver<'t> {
         // (shutdown waits for it).
         self.session.drain().await;
         let (verdict, reason) = match (verdict, self.session.garbage.first().cloned()) {
-            (ReplayVerdict::Diverged, Some(_)) if reason.contains("broke the protocol") => (verdict, reason),
+            (ReplayVerdict::Diverged, Some(_)) if self.session.breach_named() => (verdict, reason),
             (ReplayVerdict::NotReproduced | ReplayVerdict::Diverged, Some(g)) => {
                 (ReplayVerdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})"))
             }
@@ -212,20 +212,34 @@ impl<'t> Driver<'t> {
         }
     }
 
-    /// The verdict of a trace judged by its effect count in all (the worst case; at-most-once
-    /// when the effects cannot be told apart by call), once every step was realised and `n`
-    /// effects counted: with several calls and no more effects than calls, the count cannot
-    /// show that one call took two (`inconclusive`, and `weigh_observed` says so); a worst
-    /// case of at most one effect per call shows no duplicate (`ran`).
-    fn verdict_on_count(&self, n: i64) -> ReplayVerdict {
-        let calls = i64::from(self.trace.config.bounds.calls);
+    /// The verdict of a trace judged by its effects (the worst case; at-most-once when its
+    /// ledger lines carry no call tag), once every step was realised with `n` effects counted
+    /// where the trace has `expected`: a duplicate the facts show is confirmed; a worst case of
+    /// at most one effect per call shows none to confirm (`ran`); effects counted in all that may
+    /// be one per call leave it `inconclusive`.
+    fn judge_by_count(&self, n: i64, expected: u64, facts: Option<&Observed>) -> (ReplayVerdict, String) {
         let worst = self.path.last().map_or(0, State::worst_effects);
-        if worst <= 1 && judge::property_of(&self.trace.property).is_none() {
-            ReplayVerdict::Ran
-        } else if calls > 1 && n <= calls {
-            ReplayVerdict::Inconclusive
-        } else {
-            ReplayVerdict::Confirmed
+        let how = if n > expected as i64 { "more than the trace's" } else { "as the trace has" };
+        let property = &self.trace.property;
+        match facts.and_then(Observed::duplicate) {
+            Some(d) if worst >= 2 => {
+                (ReplayVerdict::Confirmed, format!("{d} ({property}; the model's has {worst} for one call)"))
+            }
+            Some(d) => (ReplayVerdict::Confirmed, format!("{d} ({property})")),
+            None if worst <= 1 && judge::property_of(property).is_none() => (
+                ReplayVerdict::Ran,
+                format!("the server ran the side effect {n} time(s), {how} {expected}, at most one effect per call: the model's worst case here shows no duplicate to confirm"),
+            ),
+            None => match facts.map(|f| &f.counted) {
+                Some(Counted::PerCall(counts)) => (
+                    ReplayVerdict::NotReproduced,
+                    format!("the server ran the side effect {n} time(s), {how} {expected} ({property}), but no call more than once (per call: {counts:?})"),
+                ),
+                _ => {
+                    let calls = self.trace.config.bounds.calls;
+                    (ReplayVerdict::Inconclusive, format!("the server ran the side effect {n} time(s), {how} {expected} ({property}), and the observer cannot tell them apart by call: with {calls} calls they may be one each (a ledger observer with `{{{{call}}}}` in --args tells them apart)"))
+                }
+            },
         }
     }
 
@@ -247,16 +261,6 @@ impl<'t> Driver<'t> {
             Some(seen) => (
                 ReplayVerdict::Confirmed,
                 format!("{seen}, as the observer counted {when}; the trace's steps alone gave {verdict}: {reason}"),
-            ),
-            None if verdict == ReplayVerdict::Inconclusive
-                && facts.is_some_and(|f| matches!(f.counted, Counted::InAll { .. })) =>
-            {
-                let calls = self.trace.config.bounds.calls;
-                (verdict, format!("{reason}; the observer counts effects in all, not per call, and with {calls} calls that many effects may be one each (a ledger observer with `{{{{call}}}}` in --args tells them apart)"))
-            }
-            None if verdict == ReplayVerdict::Ran => (
-                verdict,
-                format!("{reason}: the model's worst case here is one effect per call, which shows no duplicate"),
             ),
             None => (verdict, reason),
         }
@@ -421,7 +425,8 @@ impl<'t> Driver<'t> {
                 })
             }
             Action::ServerCommit { call, attempt } => {
-                self.server_commit((call, attempt), expected_effects(state)).await
+                let done = self.server_commit((call, attempt), expected_effects(state)).await?;
+                self.close_unread_after_commit((call, attempt), done).await
             }
             Action::ServerStoreKey { .. } => Ok(Done::unobserved(
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
@@ -436,6 +441,27 @@ impl<'t> Driver<'t> {
             self.failed_step(action, &s.reason.clone());
         }
         result
+    }
+
+    /// Whether `action` is among the trace's steps before the one being realised (all of them
+    /// once the last is done).
+    pub(crate) fn done_in_trace(&self, action: &Action) -> bool {
+        self.trace.actions[..self.steps.len().min(self.trace.actions.len())].contains(action)
+    }
+
+    /// The step being realised (none once the last is done).
+    pub(crate) fn realising(&self) -> Option<&Action> {
+        self.trace.actions.get(self.steps.len())
+    }
+
+    /// Whether `action` is among the trace's steps after the one being realised.
+    pub(crate) fn later_in_trace(&self, action: &Action) -> bool {
+        self.trace.actions.get(self.steps.len() + 1..).is_some_and(|rest| rest.contains(action))
+    }
+
+    /// Whether the trace's step after the one being realised is `action`.
+    pub(crate) fn next_in_trace(&self, action: &Action) -> bool {
+        self.trace.actions.get(self.steps.len() + 1) == Some(action)
     }
 
     pub(crate) fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {

@@ -42,13 +42,15 @@ impl Session {
     }
 
     pub(crate) fn with_meta(&self, params: Value) -> Value {
-        message::with_meta(self.revision, params)
+        let params = message::with_meta(self.revision, params);
+        let msg = message::declare(self.revision, &self.capabilities, json!({ "params": params }));
+        msg["params"].clone()
     }
 
     pub(crate) async fn handshake(&mut self, deadline: Instant) -> Result<(), String> {
         match self.revision {
             Revision::R2025_11_25 => {
-                let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
+                let params = json!({"protocolVersion": "2025-11-25", "capabilities": self.capabilities, "clientInfo": {"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")}});
                 let result =
                     self.request_until("initialize", params, deadline).await.map_err(|e| format!("initialize: {e}"))?;
                 let version = result

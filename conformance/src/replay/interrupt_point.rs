@@ -59,7 +59,8 @@ impl Driver<'_> {
         for (_, how) in now {
             match how {
                 Deferred::CloseStream => {
-                    let open = self.session.close_stream(&s.id);
+                    // The effect seen proves the server has the request: no headers awaited.
+                    let open = self.close_before_reply(a, &s, true).await?;
                     delivered.push(format!(
                         "response stream of id {} closed at once, its effect seen and no headers awaited{}",
                         s.id,

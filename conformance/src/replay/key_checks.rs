@@ -5,11 +5,12 @@
 
 use crate::replay::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
 use crate::replay::evidence::Evidence;
-use crate::replay::message::{call_args, Logical};
+use crate::replay::message::{call_args, Logical, CALL_PLACEHOLDER};
+use crate::replay::other_args::other_args;
 use crate::replay::pacing::Hold;
 use crate::replay::preflight::{await_response, not_implemented, Preflight};
 use crate::replay::session::Session;
-use crate::replay::step::is_refusal;
+use crate::replay::step::{is_refusal, summarize};
 use crate::replay::types::{ReplayOptions, Revision};
 use mcp_once_model::Profile;
 use serde_json::{json, Value};
@@ -119,29 +120,6 @@ async fn effects(session: &mut Session, baseline: f64) -> Result<i64, String> {
 fn result_part(resp: &Value) -> Value {
     let r = resp.get("result").cloned().unwrap_or(Value::Null);
     json!({"content": r.get("content"), "structuredContent": r.get("structuredContent"), "isError": r.get("isError")})
-}
-
-/// Another set of arguments for the conflict check: the first given argument the tool's
-/// schema declares, changed (a number plus one, a string with a suffix, a boolean flipped). An
-/// undeclared argument would be dropped by the SDK and change nothing, so without a declared one
-/// the check is untestable.
-fn other_args(
-    args: &serde_json::Map<String, Value>,
-    declared: &[String],
-) -> Result<(String, serde_json::Map<String, Value>), String> {
-    let mut out = args.clone();
-    for (k, v) in args.iter().filter(|(k, _)| declared.contains(k)) {
-        let changed = match v {
-            Value::Number(n) if n.is_i64() || n.is_u64() => json!(n.as_i64().unwrap_or(0).wrapping_add(1)),
-            Value::Number(n) => json!(n.as_f64().unwrap_or(0.0) + 1.0),
-            Value::String(s) => json!(format!("{s}-mcp-once-other")),
-            Value::Bool(b) => json!(!b),
-            _ => continue,
-        };
-        out.insert(k.clone(), changed);
-        return Ok((k.clone(), out));
-    }
-    Err("the given arguments have no number, string or boolean that the tool's schema declares, so the runner has no other arguments the server would see".into())
 }
 
 type KeyOutcome = Result<(Status, Option<String>, Value), String>;
@@ -269,25 +247,47 @@ async fn in_progress_rejected(p: &mut KeyProbe, declared: &[String]) -> KeyOutco
     Ok((Status::Success, None, details))
 }
 
-async fn conflict_rejected(p: &mut KeyProbe, declared: &[String]) -> KeyOutcome {
-    let (field, changed) = match other_args(&p.session.opts.args, declared) {
+/// The same key with other arguments: rejected and not run. The other arguments are another
+/// value the schema allows for one argument (`other_args.rs`), first proved acceptable by a
+/// control call under a fresh key (it must succeed with one effect); only then is a refusal under
+/// the reused key a conflict rejection, and not the server refusing those arguments anyway.
+async fn conflict_rejected(p: &mut KeyProbe, schema: &Value) -> KeyOutcome {
+    let (field, changed) = match other_args(&p.session.opts.args, schema, CALL_PLACEHOLDER) {
         Ok(x) => x,
         Err(e) => return Ok((Status::Untestable, Some(format!("Not testable: {e}")), json!({}))),
     };
     let key = p.key("conflict");
     let first = p.call(&key, None).await?;
     let after_first = p.effects().await?;
-    let second = p.call(&key, Some(changed.clone())).await?;
-    let after_second = p.effects().await?;
-    let details = json!({"effects_after_first": after_first, "effects_after_second": after_second, "changed_argument": field, "other_arguments": changed, "second": second});
     if is_refusal(&first) {
+        let details = json!({"first": first});
         return Ok((
             Status::Untestable,
             Some(format!("Not testable: the first call with a key failed: {first}")),
             details,
         ));
     }
-    if after_second > after_first {
+    let control_key = p.key("conflict-control");
+    let control = p.call(&control_key, Some(changed.clone())).await?;
+    let after_control = p.effects().await?;
+    let mut details = json!({"effects_after_first": after_first, "changed_argument": field, "other_arguments": changed, "control": control, "effects_after_control": after_control});
+    if is_refusal(&control) || after_control != after_first + 1 {
+        let how = if is_refusal(&control) {
+            format!("refused them ({})", summarize(&control))
+        } else {
+            format!("took {} effect(s) for them", after_control - after_first)
+        };
+        return Ok((
+            Status::Untestable,
+            Some(format!("Not testable: under a fresh key the server {how}, so a refusal of `{field}` changed under the reused key would not show a key conflict")),
+            details,
+        ));
+    }
+    let second = p.call(&key, Some(changed)).await?;
+    let after_second = p.effects().await?;
+    details["second"] = second.clone();
+    details["effects_after_second"] = json!(after_second);
+    if after_second > after_control {
         return Ok((Status::Failure, Some("the same key with other arguments ran again".into()), details));
     }
     if !is_refusal(&second) {
@@ -390,7 +390,7 @@ pub async fn key_checks(
             let r = match i {
                 0 => completed_key_replay(&mut p).await,
                 1 => in_progress_rejected(&mut p, &preflight.declared_args()).await,
-                2 => conflict_rejected(&mut p, &preflight.declared_args()).await,
+                2 => conflict_rejected(&mut p, preflight.tool.get("inputSchema").unwrap_or(&Value::Null)).await,
                 _ => survives_restart(&mut p).await,
             };
             p.session.shutdown().await;

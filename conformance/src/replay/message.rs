@@ -26,6 +26,24 @@ pub fn with_meta(revision: Revision, mut params: Value) -> Value {
     params
 }
 
+/// The capabilities the runner's client declares for a trace whose tool asks for input (an MRTR
+/// input round): form elicitation, sampling and roots, the requests it answers
+/// (`continuation.rs`). A trace without input rounds declares none.
+pub fn input_capabilities() -> Value {
+    json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}})
+}
+
+/// `msg`'s params with `capabilities` as the client's under 2026-07-28 (each request carries
+/// them in `_meta`); unchanged under 2025-11-25, where `initialize` declares them.
+pub fn declare(revision: Revision, capabilities: &Value, mut msg: Value) -> Value {
+    if revision == Revision::R2026_07_28 {
+        if let Some(meta) = msg.pointer_mut("/params/_meta").and_then(Value::as_object_mut) {
+            meta.insert("io.modelcontextprotocol/clientCapabilities".into(), capabilities.clone());
+        }
+    }
+    msg
+}
+
 /// The placeholder in `--args` string values that becomes the logical call's own tag: the same
 /// for every attempt of one logical call, different for every other call (so a tool that
 /// ignores a repeated request by content, such as "create entity NAME", is tested by retries,

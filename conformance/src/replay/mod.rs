@@ -6,15 +6,15 @@
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`], why one failed in [`start_error`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
 //! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
-//! (an MRTR continuation and the kind of each answer), with [`tracer`]
+//! (an MRTR continuation and the kind of each answer; what the client answers an input request in [`input`]), with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
 //! trace's property judged on what the client was told and what took effect), [`observed`]
 //! (the verdict from what the observer counted once the server stopped, whatever step the
 //! replay reached), [`step`] (how a step ends),
 //! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
-//! [`preflight`]; the SEP-3182 [`key_checks`]), [`checks`] (their records), [`baseline`] (expected
+//! [`preflight`]; the SEP-3182 [`key_checks`], with [`other_args`] for the conflict check), [`checks`] (their records), [`baseline`] (expected
 //! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
-//! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects; [`server_log`], the server's stderr read back),
+//! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects, read through a session in [`readings`]; [`server_log`], the server's stderr read back),
 //! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
@@ -27,6 +27,7 @@ pub mod driver;
 pub mod evidence;
 pub mod frame;
 pub mod handshake;
+pub mod input;
 pub mod instances;
 pub mod interrupt_point;
 pub mod judge;
@@ -34,12 +35,14 @@ pub mod key_checks;
 pub mod message;
 pub mod observed;
 pub mod observer;
+pub mod other_args;
 pub mod outcome;
 pub mod pacing;
 pub mod preflight;
 pub mod probe;
 pub mod process;
 pub mod query;
+pub mod readings;
 pub mod run;
 pub mod sdk_fixtures;
 pub mod server_log;

@@ -6,7 +6,7 @@
 //! ledger fixtures' `delay_before_ms` / `delay_after_ms`) is asked to wait for a window; the
 //! runner then checks that the order really happened and never assumes it.
 
-use mcp_once_model::{Action, Actor};
+use mcp_once_model::{Action, Actor, Transport};
 use std::collections::BTreeMap;
 
 /// An attempt: (logical call, attempt index).
@@ -65,6 +65,26 @@ pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
             actions[m + 1..respond.unwrap_or(actions.len())].iter().any(between)
         });
         out.insert(id, Hold { before_commit, before_respond });
+    }
+    out
+}
+
+/// [`holds`] over `transport`: over Streamable HTTP, an attempt whose response stream the client
+/// breaks (or closes to cancel) and whose server never reads that close nor answers in the trace
+/// also has its response held, so that the runner can close the stream after the commit and
+/// before the reply (`transport_steps.rs`).
+pub fn holds_over(actions: &[Action], transport: Transport) -> BTreeMap<AttemptId, Hold> {
+    let mut out = holds(actions);
+    if transport == Transport::Http {
+        for (&(call, attempt), hold) in out.iter_mut() {
+            let has = |a: Action| actions.contains(&a);
+            let closed = has(Action::StreamBreak { call, attempt }) || has(Action::ClientCancel { call, attempt });
+            let later =
+                has(Action::ServerReceiveCancel { call, attempt }) || has(Action::ServerRespond { call, attempt });
+            if closed && !later && has(Action::ServerCommit { call, attempt }) {
+                hold.before_respond = true;
+            }
+        }
     }
     out
 }
@@ -143,5 +163,18 @@ mod tests {
             ServerRespond { call: 0, attempt: 0 },
         ];
         assert_eq!(holds(&t)[&(0, 0)], Hold { before_commit: true, before_respond: false });
+    }
+
+    #[test]
+    fn a_broken_stream_with_no_answer_in_the_trace_holds_the_response_over_http() {
+        let trace = [
+            ClientCall { call: 0 },
+            StreamBreak { call: 0, attempt: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerCommit { call: 0, attempt: 0 },
+        ];
+        assert!(!holds(&trace)[&(0, 0)].before_respond, "nothing comes after the commit");
+        assert!(holds_over(&trace, Transport::Http)[&(0, 0)].before_respond, "the close must precede the reply");
+        assert!(!holds_over(&trace, Transport::Stdio)[&(0, 0)].before_respond);
     }
 }

@@ -6,8 +6,9 @@
 //! the preflight's reason, and none can be a SUCCESS. With a key placement it also makes one
 //! keyed call, so that a server that only takes keyed calls can still have its keys checked.
 
+use crate::replay::continuation::input_required;
 use crate::replay::evidence::Evidence;
-use crate::replay::message::Logical;
+use crate::replay::message::{self, Logical};
 use crate::replay::pacing::Hold;
 use crate::replay::session::{NonJsonLines, Session};
 use crate::replay::step::{is_refusal, summarize};
@@ -32,6 +33,9 @@ pub struct Preflight {
     pub findings: Vec<String>,
     /// stdio: the lines of stdout that were not JSON, skipped (`--skip-non-json`).
     pub non_json: NonJsonLines,
+    /// Whether the plain call was answered with an input-required result (2026-07-28): the
+    /// tool asks for input.
+    pub asks_input: bool,
 }
 
 impl Preflight {
@@ -128,6 +132,8 @@ pub async fn preflight(
     keyed: bool,
 ) -> Result<Preflight, String> {
     let mut session = Session::new(options.clone(), revision, evidence);
+    // The preflight finds out whether the tool asks for input: the client says it can be asked.
+    session.capabilities = message::input_capabilities();
     let result = run(&mut session, keyed).await;
     session.shutdown().await;
     result
@@ -168,5 +174,17 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
     } else {
         None
     };
-    Ok(Preflight { tool, pace_args: session.pace_args, keyless, keyed, findings, non_json: session.non_json.clone() })
+    let asks_input = input_required(&answer).is_some();
+    if asks_input {
+        findings.push("the tool asks for input (its answer is input-required): the input-round check runs".into());
+    }
+    Ok(Preflight {
+        tool,
+        pace_args: session.pace_args,
+        keyless,
+        keyed,
+        findings,
+        non_json: session.non_json.clone(),
+        asks_input,
+    })
 }

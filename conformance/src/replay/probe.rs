@@ -15,7 +15,7 @@ use crate::replay::session::NonJsonLines;
 use crate::replay::types::{
     revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision, RESULT_FILE,
 };
-use mcp_once_model::catalogue::{Scenario, KEYED_RETRY, PROBE_SCENARIOS};
+use mcp_once_model::catalogue::{Scenario, INPUT_ROUND_RERUN, KEYED_RETRY, PROBE_SCENARIOS};
 use mcp_once_model::rules;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{McpModel, Profile, Transport};
@@ -172,6 +172,20 @@ fn preflight_record(outcome: &Result<Preflight, String>) -> CheckRecord {
     }
 }
 
+/// A scenario's check that could not run here, asked for by `--checks`: untestable, with why.
+fn not_run(s: &Scenario, why: &str) -> CheckRecord {
+    CheckRecord {
+        id: s.check_id.into(),
+        name: s.title.into(),
+        description: s.description.into(),
+        status: Status::Untestable,
+        timestamp: now_rfc3339(),
+        spec_references: Vec::new(),
+        details: json!({"untestable": true, "assumes": s.assumes}),
+        error_message: Some(why.into()),
+    }
+}
+
 /// The non-JSON lines of stdout that `--skip-non-json` skipped in the preflight, as a WARNING:
 /// the server broke the stdio transport's rule, and the probe went on past it as asked.
 fn non_json_record(lines: &NonJsonLines) -> CheckRecord {
@@ -216,6 +230,7 @@ pub const PREFLIGHT_ID: &str = "mcp-once-preflight";
 pub fn check_ids(transport: Transport, keyed: bool) -> Vec<&'static str> {
     let mut ids = vec![PREFLIGHT_ID];
     ids.extend(PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport)).map(|s| s.check_id));
+    ids.push(INPUT_ROUND_RERUN.check_id);
     if keyed {
         ids.push(KEYED_RETRY.check_id);
         ids.extend(KEY_CHECKS.iter().map(|c| c.0));
@@ -257,6 +272,18 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String])
     for s in PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport) && wanted(s.check_id)) {
         out.push(scenario_check(s, &profile, &opts, &pre.keyless).await);
     }
+    // A tool that asks for input: its continuation, where multi round-trip requests exist.
+    if wanted(INPUT_ROUND_RERUN.check_id) {
+        match (pre.asks_input, revision) {
+            (true, Revision::R2026_07_28) => out.push(scenario_check(&INPUT_ROUND_RERUN, &profile, &opts, &pre.keyless).await),
+            (asks, _) if !only.is_empty() => out.push(not_run(&INPUT_ROUND_RERUN, if asks {
+                "Not testable: the tool asks for input, and multi round-trip requests are 2026-07-28's (give --revision 2026-07-28)"
+            } else {
+                "Not testable: the tool asks for no input (its answer to the preflight's call is not input-required)"
+            })),
+            _ => {}
+        }
+    }
     if key_checks_on {
         let keyed = pre.keyed.clone().unwrap_or(Ok(()));
         if wanted(KEYED_RETRY.check_id) {
@@ -286,6 +313,10 @@ mod tests {
             }
             let keyed = scenario_traces(&KEYED_RETRY, &Profile::load("sep-3182").unwrap(), t).unwrap();
             assert!(!keyed.is_empty(), "keyed scenario over {}", t.as_str());
+            let input = scenario_traces(&INPUT_ROUND_RERUN, &Profile::load("mcp-2026-07-28").unwrap(), t).unwrap();
+            assert_eq!(input.len(), 1, "the input-round scenario over {}", t.as_str());
+            let actions = &input[0].1.actions;
+            assert!(actions.iter().any(|a| matches!(a, mcp_once_model::Action::ClientContinue { .. })), "{actions:?}");
         }
     }
 }

@@ -3,8 +3,9 @@
 //! awaited step goes through.
 
 use crate::replay::evidence::{Event, Evidence, Process};
+use crate::replay::input::client_reply;
 use crate::replay::message;
-use crate::replay::observer::{self, Source};
+use crate::replay::observer::Source;
 use crate::replay::pacing::Hold;
 use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
 use crate::replay::server_log::ServerLog;
@@ -45,6 +46,8 @@ pub struct Session {
     responses: HashMap<(u32, String), Vec<Value>>,
     failures: HashMap<(u32, String), String>,
     headers: HashSet<(u32, String)>,
+    /// Streams to close as soon as their headers arrive, and whether each was still open then.
+    close_on_headers: HashMap<(u32, String), Option<bool>>,
     closed: HashMap<u32, String>,
     /// stdio: bytes of an unfinished frame (no newline yet) of the connection of that generation.
     unfinished: HashMap<u32, usize>,
@@ -53,6 +56,7 @@ pub struct Session {
     /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
     /// response to an id the runner never sent, more responses to an id than requests with it).
     pub garbage: Vec<String>,
+    breach_named: std::cell::Cell<bool>,
     /// stdio: lines of stdout that are not JSON at all (a breach in `garbage` too, unless the
     /// options skip them).
     pub non_json: NonJsonLines,
@@ -64,6 +68,9 @@ pub struct Session {
     pub pace_args: bool,
     /// The tool under test as `tools/list` gave it, once the server started.
     pub tool: Option<Value>,
+    /// The client capabilities the runner declares (none, or [`message::input_capabilities`]
+    /// for a trace whose tool asks for input).
+    pub capabilities: Value,
     started_once: bool,
     starting: bool,
     /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
@@ -73,7 +80,7 @@ pub struct Session {
     pub(crate) server_pipes: Vec<String>,
     /// strace, holding the server's writes to stdout (a crash point without hooks).
     tracer: Option<Tracer>,
-    last_logged: Option<f64>,
+    pub(crate) last_logged: Option<f64>,
     /// HTTP: the stderr lines of the server the runner started, kept to be waited on.
     pub server_log: ServerLog,
 }
@@ -136,10 +143,12 @@ impl Session {
             responses: HashMap::new(),
             failures: HashMap::new(),
             headers: HashSet::new(),
+            close_on_headers: HashMap::new(),
             closed: HashMap::new(),
             unfinished: HashMap::new(),
             mid_read: false,
             garbage: Vec::new(),
+            breach_named: std::cell::Cell::new(false),
             non_json: NonJsonLines::default(),
             requests: HashMap::new(),
             notifications: 0,
@@ -147,6 +156,7 @@ impl Session {
             housekeeping: 0,
             pace_args: false,
             tool: None,
+            capabilities: json!({}),
             started_once: false,
             starting: false,
             stdout_pipe: None,
@@ -280,7 +290,16 @@ impl Session {
 
     /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
     pub fn breach_note(&self) -> String {
-        self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"))
+        let note = self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"));
+        if !note.is_empty() {
+            self.breach_named.set(true);
+        }
+        note
+    }
+
+    /// Whether a message the runner made has named the first protocol breach.
+    pub fn breach_named(&self) -> bool {
+        self.breach_named.get()
     }
 
     /// For a wait that ran out: [`Session::breach_note`], and whether the server was part-way
@@ -387,12 +406,7 @@ impl Session {
                         }
                     }
                     (Some(id), Some(method)) => {
-                        // A request from the server: answer ping, refuse anything else.
-                        let reply = if method == "ping" {
-                            json!({"jsonrpc": "2.0", "id": id, "result": {}})
-                        } else {
-                            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("mcp-once does not handle {method}")}})
-                        };
+                        let reply = client_reply(&id, &method, &m, &self.capabilities);
                         if let Some(conn) = self.conn.as_ref().filter(|c| c.generation() == gen) {
                             let _ = conn.send(&reply).await;
                         }
@@ -407,8 +421,18 @@ impl Session {
                 }
                 self.non_json.push(line);
             }
-            EventKind::Headers { id, .. } => {
-                self.headers.insert((gen, id_key(&id)));
+            EventKind::Headers { id, sse, .. } => {
+                let key = (gen, id_key(&id));
+                match self.close_on_headers.get_mut(&key) {
+                    // The server has the request and its reply is still to come on the stream:
+                    // the stream the client broke is closed now. (A JSON body comes with its
+                    // headers: too late, and left to the commit.)
+                    Some(at @ None) if sse => {
+                        *at = Some(self.conn.as_ref().is_some_and(|c| c.generation() == gen && c.close_stream(&id)))
+                    }
+                    _ => {}
+                }
+                self.headers.insert(key);
             }
             EventKind::StreamEnd { id } => {
                 let key = (gen, id_key(&id));
@@ -427,46 +451,6 @@ impl Session {
                 self.mid_read = false;
             }
         }
-    }
-
-    /// Read the observer once.
-    pub async fn read_observer(&mut self) -> Result<f64, String> {
-        match self.opts.observer.source.clone() {
-            Source::Ledger { path, filter } => observer::read_ledger(&path, filter.as_ref()).await,
-            Source::Command { argv } => observer::read_command(&argv, self.opts.step_timeout).await,
-            Source::Tool { name, args, extract } => {
-                if self.conn.is_none() || self.exited.is_some() {
-                    return Err("the tool observer needs the server running".into());
-                }
-                let params = self.with_meta(json!({"name": name, "arguments": args}));
-                let deadline = Instant::now() + self.opts.step_timeout;
-                let result = self
-                    .request_until("tools/call", params, deadline)
-                    .await
-                    .map_err(|e| format!("observer tool `{name}`: {e}"))?;
-                observer::extract(&result, &extract)
-            }
-        }
-    }
-
-    /// Read the observer until two readings in a row agree (at most eight reads).
-    pub async fn read_stable(&mut self) -> Result<f64, String> {
-        let mut last = self.read_observer().await?;
-        let mut seen = vec![last];
-        for _ in 0..7 {
-            let now = self.read_observer().await?;
-            if now == last {
-                // Log a reading when it changes, not every poll.
-                if self.last_logged != Some(now) {
-                    self.last_logged = Some(now);
-                    self.evidence.record(Event::Observe { reading: now, reads: seen.len() + 1 });
-                }
-                return Ok(now);
-            }
-            seen.push(now);
-            last = now;
-        }
-        Err(format!("observer readings did not settle: {seen:?}"))
     }
 
     /// Send a raw message on the current connection.
@@ -567,6 +551,22 @@ impl Session {
         self.headers.contains(&(gen, id_key(id)))
     }
 
+    /// HTTP: close the response stream of `(gen, id)` the moment its headers open an event
+    /// stream, as a client whose stream broke once the server had the request.
+    pub fn close_once_accepted(&mut self, gen: u32, id: &Value) {
+        // Headers already in: the commit decides (they may have come with the reply).
+        let key = (gen, id_key(id));
+        if !self.headers.contains(&key) {
+            self.close_on_headers.entry(key).or_insert(None);
+        }
+    }
+
+    /// For a stream given to [`Session::close_once_accepted`]: `Some(open)` once it was closed
+    /// at its headers (whether it was still open then), `None` while they have not come.
+    pub fn closed_at_headers(&self, gen: u32, id: &Value) -> Option<bool> {
+        self.close_on_headers.get(&(gen, id_key(id))).copied().flatten()
+    }
+
     /// Close the response stream of `(gen, id)` (HTTP).
     pub fn close_stream(&self, id: &Value) -> bool {
         self.conn.as_ref().is_some_and(|c| c.close_stream(id))
@@ -574,7 +574,8 @@ impl Session {
 
     /// A `tools/call` of the tool under test (see [`message::tool_call`]).
     pub fn call_message(&self, id: &Value, logical: message::Logical<'_>, hold: Hold, stagger: Duration) -> Value {
-        message::tool_call(&self.opts, self.revision, self.pace_args, id, logical, hold, stagger)
+        let msg = message::tool_call(&self.opts, self.revision, self.pace_args, id, logical, hold, stagger);
+        message::declare(self.revision, &self.capabilities, msg)
     }
 }
 

@@ -5,9 +5,9 @@
 
 use crate::replay::driver::{Deferred, Driver};
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{stop, Done, Sent, Stop};
+use crate::replay::step::{stop, summarize, Done, Sent, Stop};
 use crate::replay::types::ReplayVerdict;
-use mcp_once_model::Transport;
+use mcp_once_model::{Action, Transport};
 use serde_json::json;
 use tokio::time::Instant;
 
@@ -33,6 +33,76 @@ impl Driver<'_> {
                 format!("call {} attempt {}: no HTTP response headers within {} ms", a.0, a.1, bound.as_millis()),
             ))
         })
+    }
+
+    /// Close attempt `a`'s response stream as the trace's break or cancellation has it, once the
+    /// server has the request: its commit, earlier in the trace, was seen; else its response
+    /// headers arrive. A response already in when the trace's server has not answered yet means
+    /// the stream cannot be broken before the reply (a server that sends its headers only with
+    /// its result, or answers before the runner comes to the close): the fault the trace needs
+    /// is not made, and the replay is inconclusive, never a verdict named after that fault.
+    /// Returns whether the stream was still open. After the last step (`strict` false) the
+    /// close is past the trace, which has the server read it later: it is made however the
+    /// stream stands.
+    pub(crate) async fn close_before_reply(&mut self, a: AttemptId, s: &Sent, strict: bool) -> Result<bool, Stop> {
+        let (call, attempt) = a;
+        let committing = self.realising() == Some(&Action::ServerCommit { call, attempt });
+        if !committing && !self.done_in_trace(&Action::ServerCommit { call, attempt }) {
+            self.await_headers(a, s).await?;
+        }
+        // Every event already read counts: a response taken in after the close was in before it.
+        self.session.drain().await;
+        if strict {
+            self.reply_not_in_yet(a)?;
+        }
+        if let Some(open) = self.session.closed_at_headers(s.gen, &s.id) {
+            // Closed already, the moment its event stream opened.
+            return Ok(open);
+        }
+        let open = self.session.close_stream(&s.id);
+        if !open && strict {
+            self.session.drain().await;
+            self.reply_not_in_yet(a)?;
+        }
+        Ok(open)
+    }
+
+    /// `Err` (inconclusive: the fault was not made) when attempt `a`'s response is in and the
+    /// trace's server has not answered it yet.
+    fn reply_not_in_yet(&self, a: AttemptId) -> Result<(), Stop> {
+        let (call, attempt) = a;
+        match self.response(a) {
+            Some(r) if !self.done_in_trace(&Action::ServerRespond { call, attempt }) => Err(stop(
+                ReplayVerdict::Inconclusive,
+                format!(
+                    "call {call} attempt {attempt}: its response ({}) had arrived when the runner came to close its stream, and the trace's server has not answered yet: the stream could not be broken before the reply, so the fault the trace needs was not made",
+                    summarize(&r)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// After attempt `a`'s commit (`done`, its step): a stream the client broke, or closed to
+    /// cancel, that the trace's server never reads as a cancellation is closed now, before the
+    /// reply. The model keeps such a close in flight past the trace's end, so the server seeing
+    /// it after its commit is the trace's own order; the commit is what shows the server has the
+    /// request when it sends no headers before its result. The commit's note says what was done.
+    pub(crate) async fn close_unread_after_commit(&mut self, a: AttemptId, mut done: Done) -> Result<Done, Stop> {
+        let (call, attempt) = a;
+        // Left for its own step: a close the server reads later, or a stream the server still
+        // answers on later in the trace.
+        let later = self.later_in_trace(&Action::ServerReceiveCancel { call, attempt })
+            || self.later_in_trace(&Action::ServerRespond { call, attempt });
+        let pending = self.deferred.iter().position(|(x, how)| *x == a && *how == Deferred::CloseStream);
+        let (Some(at), false) = (pending, later) else { return Ok(done) };
+        self.deferred.remove(at);
+        let s = self.attempt(a)?;
+        let open = self.close_before_reply(a, &s, true).await?;
+        let how = if open { " before the reply" } else { " (it had already ended)" };
+        done.note =
+            format!("{}; then the response stream of id {} closed{how}, as the client broke it", done.note, s.id);
+        Ok(done)
     }
 
     /// Deliver the deferred transport events of `only` (or all of them).
@@ -64,13 +134,11 @@ impl Driver<'_> {
                     done.push(format!("notifications/cancelled for id {} delivered", s.id));
                 }
                 Deferred::CloseStream => {
-                    // The server must have the request before its stream can be closed on it.
-                    self.await_headers(a, &s).await?;
-                    let open = self.session.close_stream(&s.id);
+                    let open = self.close_before_reply(a, &s, only.is_some()).await?;
                     done.push(format!(
                         "response stream of id {} closed{}",
                         s.id,
-                        if open { "" } else { " (it had already ended)" }
+                        if open { " before the reply" } else { " (it had already ended)" }
                     ));
                 }
             }
@@ -84,13 +152,21 @@ impl Driver<'_> {
             return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
         }
         self.sent.get_mut(&a).expect("sent").stream_closed = true;
-        if !self.profile.knobs.http_disconnect_is_cancel.value {
-            // A disconnect is no cancellation here: nothing waits for the server to read it, so
-            // the stream is closed now (once the server has the request).
+        let committed = self.done_in_trace(&Action::ServerCommit { call: a.0, attempt: a.1 });
+        if !self.profile.knobs.http_disconnect_is_cancel.value && !committed {
+            // A disconnect is no cancellation here: the close matters to the client, which loses
+            // the reply. Made once the server's commit shows it has the request, before the reply
+            // (a server that sends its headers only with its result shows nothing earlier).
             let s = self.attempt(a)?;
-            self.await_headers(a, &s).await?;
-            let open = self.session.close_stream(&s.id);
-            let how = if open { "closed now" } else { "closed now (it had already ended: the response was in)" };
+            self.session.close_once_accepted(s.gen, &s.id);
+            self.deferred.push((a, Deferred::CloseStream));
+            return Ok(Done::driven("the client's response stream breaks; under this revision a disconnect is not a cancellation, so the runner closes it once the server has the request (its event stream opens, or its commit shows), before the reply"));
+        }
+        if !self.profile.knobs.http_disconnect_is_cancel.value {
+            // After the commit: closed now, before the reply.
+            let s = self.attempt(a)?;
+            let open = self.close_before_reply(a, &s, true).await?;
+            let how = if open { "closed now, before the reply" } else { "closed now (it had already ended)" };
             return Ok(Done::driven(format!(
                 "the client's response stream breaks: {how}; under this revision a disconnect is not a cancellation"
             )));

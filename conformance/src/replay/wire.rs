@@ -30,8 +30,9 @@ pub enum EventKind {
     Garbage(String),
     /// stdio: a line of stdout that is not JSON at all (a banner, a log line), quoted.
     NonJson(String),
-    /// HTTP: the response headers for request `id` arrived with `status`.
-    Headers { id: Value, status: u16 },
+    /// HTTP: the response headers for request `id` arrived with `status`; `sse`: they open an
+    /// event stream (the reply comes after them), not a JSON body (the reply comes with them).
+    Headers { id: Value, status: u16, sse: bool },
     /// HTTP: the response (stream) for request `id` ended normally.
     StreamEnd { id: Value },
     /// HTTP: the request or its response stream failed (connection refused, reset, bad status).
@@ -368,7 +369,7 @@ async fn post(
         content_type: content_type.clone(),
     }));
     if let Some(id) = &id {
-        send(EventKind::Headers { id: id.clone(), status });
+        send(EventKind::Headers { id: id.clone(), status, sse: content_type.starts_with("text/event-stream") });
     }
     if !resp.status().is_success() {
         let body = capped_body(resp, MAX_ERROR_BODY).await.unwrap_or_default();
