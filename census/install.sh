@@ -103,7 +103,8 @@ if [[ -n $REGRESSION ]]; then
 fi
 
 npm_install "$CENSUS" @modelcontextprotocol/server-memory/dist/index.js @modelcontextprotocol/server-filesystem/dist/index.js \
-    @kazuph/mcp-taskmanager/dist/index.js @cyanheads/git-mcp-server/dist/index.js
+    @kazuph/mcp-taskmanager/dist/index.js @cyanheads/git-mcp-server/dist/index.js \
+    @agent-infra/mcp-server-filesystem/dist/index.cjs supergateway/dist/index.js
 make_venv "$CENSUS/.venv" "$CENSUS/requirements.txt"
 make_venv "$CENSUS/.venv-mcp1" "$CENSUS/requirements-mcp1.txt"
 for exe in .venv/bin/mcp-server-git .venv/bin/mcp-server-motherduck .venv-mcp1/bin/mcp-server-sqlite \

@@ -12,7 +12,7 @@
 use crate::replay::driver::Driver;
 use crate::replay::input::respond_to;
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{answer, stop, Done, Stop};
+use crate::replay::step::{answer, stop, summarize, Done, Stop};
 use crate::replay::types::ReplayVerdict;
 use mcp_once_model::state::{Phase, ServerSide};
 use mcp_once_model::State;
@@ -93,9 +93,6 @@ impl Driver<'_> {
     /// asking for input, or succeeded, as the answer's kind says). An error answer is judged
     /// elsewhere.
     pub(crate) fn check_answer_kind(&self, a: AttemptId, state: &State, resp: &Value, read: bool) -> Result<(), Stop> {
-        if resp.get("error").is_some() {
-            return Ok(());
-        }
         let asks = input_required(resp).is_some();
         let (c, i) = (usize::from(a.0), usize::from(a.1));
         let want = if read {
@@ -112,6 +109,13 @@ impl Driver<'_> {
             }
         };
         match want {
+            // An error reply is a failure the trace may have elsewhere, except where its handler
+            // asks for input: name it there (a server refusing a client that cannot be asked).
+            _ if resp.get("error").is_some() && want != Some(true) => Ok(()),
+            Some(true) if resp.get("error").is_some() => Err(stop(
+                ReplayVerdict::Diverged,
+                format!("call {} attempt {}: the server answered with an error where the trace's handler asks for input: {}", a.0, a.1, summarize(resp)),
+            )),
             Some(true) if !asks => Err(stop(
                 ReplayVerdict::Diverged,
                 format!("call {} attempt {}: the server gave a final result where the trace's handler asks for input (an input-required result)", a.0, a.1),

@@ -423,14 +423,13 @@ impl Session {
             }
             EventKind::Headers { id, sse, .. } => {
                 let key = (gen, id_key(&id));
-                match self.close_on_headers.get_mut(&key) {
-                    // The server has the request and its reply is still to come on the stream:
-                    // the stream the client broke is closed now. (A JSON body comes with its
-                    // headers: too late, and left to the commit.)
-                    Some(at @ None) if sse => {
-                        *at = Some(self.conn.as_ref().is_some_and(|c| c.generation() == gen && c.close_stream(&id)))
+                // The stream's own task broke it at these headers (`Connection::break_at_headers`):
+                // an event stream, its reply still to come. (A JSON body comes with its headers:
+                // too late, and left to the commit.)
+                if let Some(at @ None) = self.close_on_headers.get_mut(&key) {
+                    if sse {
+                        *at = Some(true);
                     }
-                    _ => {}
                 }
                 self.headers.insert(key);
             }
@@ -557,7 +556,10 @@ impl Session {
         // Headers already in: the commit decides (they may have come with the reply).
         let key = (gen, id_key(id));
         if !self.headers.contains(&key) {
-            self.close_on_headers.entry(key).or_insert(None);
+            if let Some(c) = self.conn.as_ref().filter(|c| c.generation() == gen) {
+                c.break_at_headers(id);
+                self.close_on_headers.entry(key).or_insert(None);
+            }
         }
     }
 

@@ -64,6 +64,8 @@ struct HttpShared {
     session: Mutex<Option<String>>,
     protocol: Mutex<Option<String>>,
     streams: Mutex<HashMap<String, JoinHandle<()>>>,
+    /// Requests whose stream the client breaks the moment its headers open an event stream.
+    break_at_headers: Mutex<std::collections::HashSet<String>>,
 }
 
 enum Kind {
@@ -116,6 +118,7 @@ impl Connection {
             session: Mutex::new(None),
             protocol: Mutex::new(None),
             streams: Mutex::new(HashMap::new()),
+            break_at_headers: Mutex::new(Default::default()),
         };
         Ok(Connection { generation, kind: Kind::Http(Arc::new(shared)), tx, evidence })
     }
@@ -163,6 +166,15 @@ impl Connection {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// HTTP: break the response stream of request `id` in its own task, the moment its headers
+    /// open an event stream (the reply still to come); a JSON body, which comes with its
+    /// headers, is read as usual.
+    pub fn break_at_headers(&self, id: &Value) {
+        if let Kind::Http(h) = &self.kind {
+            h.break_at_headers.lock().expect("lock").insert(id_key(id));
         }
     }
 
@@ -376,7 +388,13 @@ async fn post(
         return fail(format!("HTTP {status}: {}", body.trim()));
     }
     let Some(id) = id.clone() else { return };
-    if content_type.starts_with("text/event-stream") {
+    let sse = content_type.starts_with("text/event-stream");
+    if sse && h.break_at_headers.lock().expect("lock").remove(&id_key(&id)) {
+        // The client's stream breaks here, before any event of it is read.
+        evidence.record(Event::Transport(Transport::CloseStream { id, was_open: true }));
+        return;
+    }
+    if sse {
         let mut events = sse_stream::SseStream::from_bytes_stream(resp.bytes_stream());
         while let Some(item) = events.next().await {
             match item {
