@@ -91,7 +91,7 @@ impl Driver<'_> {
     /// answer (`RespondedInput` or `RespondedReplayInput` ask for input, `RespondedOk` or
     /// `RespondedReplay` are final) or what the client read (`ClientReceive`: the call left
     /// asking for input, or succeeded, as the answer's kind says). An error answer is judged
-    /// elsewhere.
+    /// elsewhere, except where the trace's handler asks for input (it diverges there).
     pub(crate) fn check_answer_kind(&self, a: AttemptId, state: &State, resp: &Value, read: bool) -> Result<(), Stop> {
         let asks = input_required(resp).is_some();
         let (c, i) = (usize::from(a.0), usize::from(a.1));
