@@ -4,9 +4,10 @@
 //! file it writes. A call the observer counts taking effect twice is `confirmed`, whatever step
 //! the replay reached and whether or not the runner could see the mechanism.
 //!
-//! The server is `servers/pay_after_effect.py` on the official Python SDK (the fixtures' venv,
-//! `conformance/fixtures/install.sh`): it records its idempotency key after an awaited effect, so
-//! a cancellation in that await loses the record.
+//! The servers in `servers/` run on the official Python SDK (the fixtures' venv,
+//! `conformance/fixtures/install.sh`), each written as a third party would: a payment tool that
+//! records its idempotency key after an awaited effect, a SQL tool with keys, a payment tool that
+//! elicits after capturing, and one that charges a repeated order later, in the background.
 
 use mcp_once_testkit::process::assert_groups_gone;
 use mcp_once_testkit::{fixtures, jsonl, mcp_once, scratch, text, trace_in};
@@ -259,6 +260,79 @@ fn an_elicitation_after_the_effect_is_answered_and_the_rerun_confirmed() {
     assert_eq!(input["status"], "FAILURE", "{input:#}");
     assert_eq!(input["details"]["untestable"], false, "{input:#}");
     assert!(input["errorMessage"].as_str().unwrap().contains("took effect 2 times"), "{input:#}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_groups_gone(&jsonl::evidence_under(&evidence), "probe");
+}
+
+/// A duplicate that shows only after the answer: `servers/queued_retry.py` answers a repeated
+/// order "queued" at once and charges it again later, in a background worker that a graceful
+/// shutdown drains. At the trace's violating step the retry was answered and the observer showed
+/// one charge, so the steps alone say not-reproduced (and the probe's check would be a SUCCESS);
+/// the observer counts two charges for the call once the server stopped, so the replay is
+/// confirmed and the check a FAILURE, the steps' verdict kept in the reason.
+#[test]
+fn a_duplicate_charged_after_the_answer_is_confirmed_and_fails_the_check() {
+    let dir = scratch!("foreign-servers", "queued");
+    let t = trace(
+        &dir,
+        &[
+            "--profile",
+            "mcp-2025-11-25",
+            "--transport",
+            "stdio",
+            "--client",
+            "retry-on-timeout",
+            "--server",
+            "plain",
+            "--retries",
+            "1",
+            "--crashes",
+            "0",
+        ],
+    );
+    let server = |payments: &Path| {
+        format!("{} {} {}", fixtures::python("python"), server_script("queued_retry.py"), payments.display())
+    };
+    let payments = dir.join("payments.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &server(&payments), "--args", r#"{"order":"{{call}}"}"#])
+        .args(["--observe", &format!("ledger:{}", payments.display())])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let lines = jsonl::read(&payments);
+    assert_eq!(lines.len(), 2, "charged twice: {lines:?}");
+    assert_eq!(lines[0]["order"], lines[1]["order"], "one logical call: {lines:?}");
+    assert_eq!(v["verdict"], "confirmed", "{v:#}");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("after the server stopped") && reason.contains("alone gave not-reproduced"), "{reason}");
+    assert_eq!(v["settled_effects"], 2, "{v:#}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_groups_gone(&jsonl::evidence(&evidence), "replay");
+
+    // The probe's check on the same server: a FAILURE, not the SUCCESS its steps alone give.
+    let payments = dir.join("probed.jsonl");
+    let evidence = dir.join("probe-evidence");
+    let out = mcp_once!()
+        .arg("probe")
+        .args(["--stdio", &server(&payments), "--args", r#"{"order":"{{call}}"}"#])
+        .args(["--observe", &format!("ledger:{}", payments.display())])
+        .args(["--checks", "mcp-once-retry-after-timeout"])
+        .arg("--evidence")
+        .arg(&evidence)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "mcp-once-retry-after-timeout").unwrap();
+    assert_eq!(check["status"], "FAILURE", "{check:#}");
+    assert_eq!(check["details"]["untestable"], false, "{check:#}");
     assert_eq!(out.status.code(), Some(1));
     assert_groups_gone(&jsonl::evidence_under(&evidence), "probe");
 }
