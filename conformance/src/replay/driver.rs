@@ -124,6 +124,7 @@ impl<'t> Driver<'t> {
     pub async fn run(mut self) -> ReplayResult {
         let expected = self.path.last().map_or(0, expected_effects);
         let outcome = self.run_steps().await;
+        let fault_not_made = outcome.as_ref().err().filter(|s| s.fault_not_made).map(|s| s.reason.clone());
         let (verdict, reason, observed) = match outcome {
             // Effects count from the baseline: none was taken if the server never started.
             Err(s) if !self.has_baseline => (s.verdict, s.reason, None),
@@ -201,6 +202,7 @@ impl<'t> Driver<'t> {
             observed_effects: observed,
             settled_effects: settled,
             reason,
+            fault_not_made,
             evidence: self.session.evidence.path().map(Into::into),
             trace: self.trace_name.clone(),
             target: self.session.opts.target.describe(),

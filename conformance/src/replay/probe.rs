@@ -57,7 +57,7 @@ fn evidence_for(options: &ReplayOptions, sub: &str) -> Result<Evidence, String> 
 }
 
 /// One scenario's check: each of its traces replayed on a fresh server. A confirmed trace is a
-/// FAILURE; a trace not reproduced (its effects before the violating step all seen, the
+/// FAILURE (saying so first when the check's own fault could not be made); a trace not reproduced (its effects before the violating step all seen, the
 /// violating one not) is a SUCCESS; a trace for another server behaviour diverges, and tells
 /// nothing; with no trace either way the check is untestable.
 async fn scenario_check(
@@ -105,15 +105,16 @@ async fn scenario_check(
     let (status, error) = match (&problem, with(ReplayVerdict::Confirmed), with(ReplayVerdict::NotReproduced)) {
         (Some(p), _, _) if not_implemented(p) => (Status::Failure, Some(p.clone())),
         (Some(p), _, _) => (Status::Untestable, Some(format!("Not testable: {p}"))),
-        (None, Some(r), _) => (
-            Status::Failure,
-            Some(format!(
-                "the call took effect {} times: {} ({})",
-                r.settled_effects.or(r.observed_effects).unwrap_or(0),
-                r.trace,
-                r.reason
-            )),
-        ),
+        (None, Some(r), _) => {
+            let n = r.settled_effects.or(r.observed_effects).unwrap_or(0);
+            // The duplicate was counted, so the check fails; but when the fault it is named
+            // after was never made, it says so first: the duplicate came another way.
+            let lead = match &r.fault_not_made {
+                Some(_) => format!("the call took effect {n} times, though not through this check's fault, which the runner could not make"),
+                None => format!("the call took effect {n} times"),
+            };
+            (Status::Failure, Some(format!("{lead}: {} ({})", r.trace, r.reason)))
+        }
         (None, None, Some(_)) => (Status::Success, None),
         (None, None, None) => match runs.first() {
             None => (Status::Untestable, Some("Not testable: the model has no counterexample here".into())),
@@ -134,7 +135,7 @@ async fn scenario_check(
         "replays": runs.iter().map(|r| json!({
             "trace": r.trace, "verdict": r.verdict, "expected_effects": r.expected_effects,
             "observed_effects": r.observed_effects, "settled_effects": r.settled_effects,
-            "reason": r.reason, "evidence": r.evidence,
+            "reason": r.reason, "fault_not_made": r.fault_not_made, "evidence": r.evidence,
         })).collect::<Vec<_>>(),
     });
     CheckRecord {

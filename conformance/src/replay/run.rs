@@ -30,6 +30,7 @@ pub fn interrupted(
         observed_effects: None,
         settled_effects: None,
         reason: why.into(),
+        fault_not_made: None,
         evidence: evidence.path().map(PathBuf::from),
         trace: trace.into(),
         target: options.target.describe(),

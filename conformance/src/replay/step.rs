@@ -16,11 +16,18 @@ pub struct Stop {
     pub verdict: ReplayVerdict,
     /// One line: what happened.
     pub reason: String,
+    /// Whether it stopped because a fault the trace needs could not be made.
+    pub fault_not_made: bool,
 }
 
 /// A [`Stop`] with `verdict` and `reason`.
 pub fn stop(verdict: ReplayVerdict, reason: impl Into<String>) -> Stop {
-    Stop { verdict, reason: reason.into() }
+    Stop { verdict, reason: reason.into(), fault_not_made: false }
+}
+
+/// An inconclusive [`Stop`]: the fault the trace needs could not be made, as `reason` says.
+pub fn fault_not_made(reason: impl Into<String>) -> Stop {
+    Stop { verdict: ReplayVerdict::Inconclusive, reason: reason.into(), fault_not_made: true }
 }
 
 /// One attempt as the runner sent it.

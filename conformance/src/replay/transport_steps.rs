@@ -5,7 +5,7 @@
 
 use crate::replay::driver::{Deferred, Driver};
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{stop, summarize, Done, Sent, Stop};
+use crate::replay::step::{fault_not_made, stop, summarize, Done, Sent, Stop};
 use crate::replay::types::ReplayVerdict;
 use mcp_once_model::{Action, Transport};
 use serde_json::json;
@@ -72,8 +72,7 @@ impl Driver<'_> {
     fn reply_not_in_yet(&self, a: AttemptId) -> Result<(), Stop> {
         let (call, attempt) = a;
         match self.response(a) {
-            Some(r) if !self.done_in_trace(&Action::ServerRespond { call, attempt }) => Err(stop(
-                ReplayVerdict::Inconclusive,
+            Some(r) if !self.done_in_trace(&Action::ServerRespond { call, attempt }) => Err(fault_not_made(
                 format!(
                     "call {call} attempt {attempt}: its response ({}) had arrived when the runner came to close its stream, and the trace's server has not answered yet: the stream could not be broken before the reply, so the fault the trace needs was not made",
                     summarize(&r)

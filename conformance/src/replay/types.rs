@@ -280,6 +280,10 @@ pub struct ReplayResult {
     pub settled_effects: Option<i64>,
     /// One line: why this verdict.
     pub reason: String,
+    /// The fault the trace needs that the runner could not make, when that stopped its steps
+    /// (a verdict then comes from what the observer counted alone, never from that fault).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_not_made: Option<String>,
     /// The evidence log, if written.
     pub evidence: Option<PathBuf>,
     /// The trace file.
@@ -319,6 +323,9 @@ impl ReplayResult {
             self.settled_effects.map_or(String::new(), |n| format!(" ({n} after the server stopped)")),
             self.observer,
         );
+        if let Some(f) = self.fault_not_made.as_ref().filter(|f| **f != self.reason) {
+            s.push_str(&format!("  fault not made: {f}\n"));
+        }
         for st in &self.steps {
             s.push_str(&format!(
                 "  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n",
