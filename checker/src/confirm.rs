@@ -41,8 +41,8 @@ pub struct Job {
 pub struct Confirmation {
     /// The cell, by name (`mcp-2025-11-25__stdio__retry-on-disconnect__none__dedup-by-id-durable__c2r1k1`).
     pub cell: String,
-    /// The property whose counterexample it is, or `worst-case`.
-    pub property: String,
+    /// Which trace: a property's counterexample or the worst case.
+    pub property: TraceKind,
     /// The SDK whose fixture it was replayed on (`rust`, `typescript`, `python`).
     pub sdk: String,
     /// confirmed, not-reproduced, diverged, inconclusive or interrupted.
@@ -169,7 +169,7 @@ fn watch_signals(done: tokio::sync::oneshot::Receiver<()>) -> bool {
 fn not_run(job: &Job, verdict: ReplayVerdict, reason: String) -> Confirmation {
     Confirmation {
         cell: cell_name(&job.config),
-        property: job.kind.property_name().into(),
+        property: job.kind,
         sdk: job.sdk.as_str().into(),
         verdict,
         reason,
@@ -218,7 +218,7 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     }
     Confirmation {
         cell: cell_name(&job.config),
-        property: job.kind.property_name().into(),
+        property: job.kind,
         sdk: job.sdk.as_str().into(),
         verdict: result.verdict,
         reason,

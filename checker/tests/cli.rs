@@ -142,6 +142,16 @@ fn a_corrupt_trace_is_rejected_with_its_step_and_reason() {
     let err = stderr(&out);
     assert!(err.contains("step 5") && err.contains("ServerReceive(call 0, attempt 1) is not possible here"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // A property no trace can show is refused, not read as some default.
+    let mut renamed: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    renamed["#meta"]["property"] = json!("at-most-twice");
+    std::fs::write(&bad, renamed.to_string()).unwrap();
+    let out = mcp_once!().args(["check", "--trace"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("edited.itf.json") && err.contains("unknown property `at-most-twice`"), "{err}");
+    assert!(err.contains("worst-case"), "the error lists what a trace may show: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     std::fs::write(&bad, "{ not json").unwrap();
     let out = mcp_once!().args(["check", "--trace"]).arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -10,8 +10,8 @@
 //!   and validates again to the same path.
 //! - Every error displays as one line `FILE: step N: REASON`, with N within the trace.
 
-use mcp_once_model::trace::{to_itf, TraceError, TraceFile, TraceKind, ValidTrace};
-use mcp_once_model::{Action, Config, Profile, PropertyKind};
+use mcp_once_model::trace::{to_itf, TraceError, TraceFile, ValidTrace};
+use mcp_once_model::{Action, Config, Profile};
 use serde_json::{json, Value};
 
 const FILE: &str = "fuzz.itf.json";
@@ -63,10 +63,7 @@ pub fn check(data: &[u8]) {
 }
 
 fn check_rewrite(trace: &TraceFile, profile: Profile, valid: &ValidTrace) {
-    let kind = match trace.property.parse::<PropertyKind>() {
-        Ok(p) => TraceKind::Counterexample(p),
-        Err(_) => TraceKind::WorstCase,
-    };
+    let kind = trace.property;
     let text = serde_json::to_string_pretty(&to_itf(&valid.model, kind, &valid.path, false)).expect("ITF serialises");
     let again = TraceFile::parse("rewrite.itf.json", &text)
         .unwrap_or_else(|e| panic!("the rewritten trace does not parse: {e}"));

@@ -47,13 +47,64 @@ pub enum TraceKind {
     WorstCase,
 }
 
+/// The `property` of a worst-case trace's `#meta`.
+const WORST_CASE: &str = "worst-case";
+
 impl TraceKind {
     /// The `property` field of `#meta`.
     pub fn property_name(self) -> &'static str {
         match self {
             TraceKind::Counterexample(p) => p.as_str(),
-            TraceKind::WorstCase => "worst-case",
+            TraceKind::WorstCase => WORST_CASE,
         }
+    }
+
+    /// The property a counterexample violates (`None` for a worst case).
+    pub fn property(self) -> Option<PropertyKind> {
+        match self {
+            TraceKind::Counterexample(p) => Some(p),
+            TraceKind::WorstCase => None,
+        }
+    }
+
+    /// The property a replay judges: the counterexample's own, or at-most-once for a worst case
+    /// (the most effects of one call, shown to be more than one).
+    pub fn judged(self) -> PropertyKind {
+        self.property().unwrap_or(PropertyKind::AtMostOnce)
+    }
+}
+
+impl std::fmt::Display for TraceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.property_name())
+    }
+}
+
+impl std::str::FromStr for TraceKind {
+    type Err = String;
+
+    /// A property's name, or `worst-case`.
+    fn from_str(s: &str) -> Result<TraceKind, String> {
+        if s == WORST_CASE {
+            return Ok(TraceKind::WorstCase);
+        }
+        s.parse::<PropertyKind>().map(TraceKind::Counterexample).map_err(|_| {
+            let names: Vec<&str> = PropertyKind::ALL.iter().map(|p| p.as_str()).chain([WORST_CASE]).collect();
+            format!("unknown property `{s}` (expected one of: {})", names.join(", "))
+        })
+    }
+}
+
+impl serde::Serialize for TraceKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.property_name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TraceKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TraceKind, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -62,8 +113,8 @@ impl TraceKind {
 pub struct TraceFile {
     /// The configuration it was found under.
     pub config: Config,
-    /// The property name (`at-most-once`, ..., or `worst-case`).
-    pub property: String,
+    /// What it shows: a counterexample to a property, or the worst case.
+    pub property: TraceKind,
     /// The actions, in order.
     pub actions: Vec<Action>,
     /// The states as recorded (JSON), first to last.
@@ -250,7 +301,7 @@ impl TraceFile {
         let Some(Value::Array(states)) = doc.remove("states") else { unreachable!() };
         TraceFile {
             config: model.config.clone(),
-            property: kind.property_name().into(),
+            property: kind,
             actions: path.actions.clone(),
             states,
             meta: doc.remove("#meta").unwrap_or(Value::Null),
@@ -268,8 +319,12 @@ impl TraceFile {
         }
         let config: Config = serde_json::from_value(meta.get("config").cloned().unwrap_or(Value::Null))
             .map_err(|e| err(0, format!("bad `#meta.config`: {e}")))?;
-        let property =
-            meta.get("property").and_then(Value::as_str).ok_or_else(|| err(0, "no `#meta.property`".into()))?;
+        let property: TraceKind = meta
+            .get("property")
+            .and_then(Value::as_str)
+            .ok_or_else(|| err(0, "no `#meta.property`".into()))?
+            .parse()
+            .map_err(|e| err(0, format!("`#meta.property`: {e}")))?;
         let states = doc.get("states").and_then(Value::as_array).ok_or_else(|| err(0, "no `states` list".into()))?;
         if states.is_empty() {
             return Err(err(0, "`states` is empty".into()));
@@ -283,7 +338,7 @@ impl TraceFile {
             let a: Action = serde_json::from_value(taken).map_err(|e| err(i, format!("unknown action: {e}")))?;
             actions.push(a);
         }
-        Ok(TraceFile { config, property: property.into(), actions, states: states.clone(), meta: meta.clone() })
+        Ok(TraceFile { config, property, actions, states: states.clone(), meta: meta.clone() })
     }
 
     /// Check the trace against the model under its recorded configuration: every action must
@@ -310,13 +365,13 @@ impl TraceFile {
             }
         }
         let last = states.last().expect("a state");
-        match self.property.parse::<PropertyKind>() {
-            Ok(p) => {
+        match self.property {
+            TraceKind::Counterexample(p) => {
                 if p.holds(&model, last) {
                     return Err(err(self.actions.len(), format!("the last state does not violate `{p}`")));
                 }
             }
-            Err(_) if self.property == "worst-case" => {
+            TraceKind::WorstCase => {
                 let claimed = self.meta.get("effects").and_then(Value::as_u64).unwrap_or(0);
                 if u64::from(last.worst_effects()) != claimed {
                     return Err(err(
@@ -325,7 +380,6 @@ impl TraceFile {
                     ));
                 }
             }
-            Err(e) => return Err(err(0, e)),
         }
         let index_path = self.meta.get("action_index_path").and_then(Value::as_str).unwrap_or("").to_string();
         Ok(ValidTrace { model, path: Counterexample { states, actions: self.actions.clone(), index_path } })

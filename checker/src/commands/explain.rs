@@ -13,7 +13,7 @@ use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Options, PropertyKind};
+use mcp_once_model::Options;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,14 +52,14 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     let dir = a.evidence.as_deref().map(|d| d.display().to_string()).unwrap_or_default();
     let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
-    let property = trace.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
+    let property = trace.property.judged();
     let budget = a.budget.budget()?;
     let fix = fix::search(&valid.model.config, property, audience, budget)?;
     // Where the trace's server breaks a MUST, whether one that keeps it reaches the same.
     let conformant = check_conformant(&valid.model, &[property], Options { worst: false, budget }, None)?;
     let issue = Issue {
         model: &valid.model,
-        property: &trace.property,
+        property: trace.property,
         cex: &valid.path,
         trace_file: &file,
         evidence: evidence.as_ref().map(|e| (e, dir.as_str())),

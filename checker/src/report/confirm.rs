@@ -50,7 +50,7 @@ const VERDICTS: [ReplayVerdict; 6] = [
 /// reason, then a summary line naming the evidence folder.
 pub fn confirm_text(results: &[Confirmation], evidence: &Path) -> String {
     let mut out = String::new();
-    let width = results.iter().map(|r| r.property.len()).max().unwrap_or(0);
+    let width = results.iter().map(|r| r.property.property_name().len()).max().unwrap_or(0);
     let mut cell = None;
     for r in results {
         if cell != Some(&r.cell) {

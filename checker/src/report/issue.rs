@@ -7,11 +7,12 @@
 use crate::conformant::{Conformant, ConformantAnswer};
 use crate::fix::{Audience, Fix};
 use crate::report::markdown::{
-    cited_steps, faults, found_by, mermaid, parameter_table, property_flag, summary_paragraph, summary_property,
+    cited_steps, faults, found_by, mermaid, parameter_table, property_flag, summary_paragraph,
 };
 use crate::report::replay::ReplayEvidence;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
+use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{rules, ClientPolicy, Config, KeyLifetime, McpModel, PropertyKind, ServerImpl};
 use serde_json::Value;
 use std::fmt::Write;
@@ -29,8 +30,8 @@ const QUOTED: usize = 24;
 pub struct Issue<'a> {
     /// The trace's model.
     pub model: &'a McpModel,
-    /// The property the trace violates, or `worst-case`.
-    pub property: &'a str,
+    /// What the trace shows: the property it violates, or the worst case.
+    pub property: TraceKind,
     /// The trace.
     pub cex: &'a Counterexample,
     /// The trace file, as given.
@@ -82,7 +83,7 @@ fn render(issue: &Issue, log_budget: usize) -> String {
 /// Whether a server that keeps the MUSTs this one breaks reaches the same violation: its
 /// shortest run, cited step by step, or that none does.
 fn conformant_section(issue: &Issue, k: &Conformant) -> String {
-    let property = issue.property.parse::<PropertyKind>().unwrap_or(PropertyKind::AtMostOnce);
+    let property = issue.property.judged();
     match k.answer(property) {
         ConformantAnswer::Reached(v, cex) if cex.actions == issue.cex.actions => format!(
             "A server that keeps the MUST (`{}`) reaches the same violation by the same {} steps (where it treats a \
@@ -112,12 +113,11 @@ fn conformant_section(issue: &Issue, k: &Conformant) -> String {
 }
 
 /// What went wrong, in a few words: the property's failure for one call.
-fn what_happened(property: &str, effects: u8) -> String {
-    match property {
-        "at-most-once" | "exactly-once" | "worst-case" => format!("one tools/call takes effect {effects} times"),
-        "no-silent-effect" => "a tools/call reported as failed took effect".into(),
-        "success-implies-effect" => "a tools/call reported as succeeded never took effect".into(),
-        p => format!("`{p}` fails"),
+fn what_happened(property: TraceKind, effects: u8) -> String {
+    match property.judged() {
+        PropertyKind::AtMostOnce | PropertyKind::ExactlyOnce => format!("one tools/call takes effect {effects} times"),
+        PropertyKind::NoSilentEffect => "a tools/call reported as failed took effect".into(),
+        PropertyKind::SuccessImpliesEffect => "a tools/call reported as succeeded never took effect".into(),
     }
 }
 
@@ -203,13 +203,13 @@ fn audience_words(a: Audience) -> &'static str {
 }
 
 /// The Expected section: the property in one sentence.
-fn expected(property: &str) -> String {
-    match property {
-        "worst-case" | "at-most-once" => {
+fn expected(property: TraceKind) -> String {
+    match property.judged() {
+        PropertyKind::AtMostOnce => {
             "One logical tool call takes effect at most once (`at-most-once`), whatever the client's retries and the faults around it.".into()
         }
         p => {
-            let meaning = summary_property(p);
+            let meaning = p.meaning();
             let mut chars = meaning.chars();
             let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
             format!("{first}{} (`{p}`).", chars.as_str())
@@ -398,7 +398,7 @@ fn changes(from: &Config, to: &Config) -> Vec<String> {
 fn suggested_fix(issue: &Issue) -> String {
     let cfg = &issue.model.config;
     let fix = issue.fix;
-    let property = if issue.property == "worst-case" { "at-most-once" } else { issue.property };
+    let property = issue.property.judged();
     let mut out = String::new();
     if fix.holds.is_empty() {
         let _ = writeln!(

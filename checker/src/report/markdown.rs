@@ -87,12 +87,12 @@ pub fn mermaid(cex: &Counterexample) -> String {
 }
 
 /// An issue-ready Markdown report of one trace.
-pub fn explain_markdown(m: &McpModel, property: &str, cex: &Counterexample, trace_file: &str) -> String {
+pub fn explain_markdown(m: &McpModel, property: TraceKind, cex: &Counterexample, trace_file: &str) -> String {
     let cfg = &m.config;
     let mut out = String::new();
     let title = match property {
-        "worst-case" => format!("{} side effects for one logical MCP tool call", cex.effects()),
-        p => format!("`{p}` violated: {}", summary_property(p)),
+        TraceKind::WorstCase => format!("{} side effects for one logical MCP tool call", cex.effects()),
+        TraceKind::Counterexample(p) => format!("`{p}` violated: {}", p.meaning()),
     };
     let _ = writeln!(out, "## {title}\n");
     let _ = writeln!(out, "{}\n", summary_paragraph(m, property, cex));
@@ -117,16 +117,15 @@ pub fn found_by() -> String {
 }
 
 /// ` --property P` for a `check` command (nothing for the worst case, which `check` always reports).
-pub fn property_flag(property: &str) -> String {
-    if property == "worst-case" {
-        String::new()
-    } else {
-        format!(" --property {property}")
+pub fn property_flag(property: TraceKind) -> String {
+    match property {
+        TraceKind::WorstCase => String::new(),
+        TraceKind::Counterexample(p) => format!(" --property {p}"),
     }
 }
 
 /// The parameter table of a report: profile, configuration, bounds, property, counts.
-pub fn parameter_table(m: &McpModel, property: &str, cex: &Counterexample) -> String {
+pub fn parameter_table(m: &McpModel, property: TraceKind, cex: &Counterexample) -> String {
     let cfg = &m.config;
     let mut out = String::new();
     let _ = writeln!(out, "| parameter | value |\n|---|---|");
@@ -218,7 +217,7 @@ pub fn check_markdown(cell: &Cell, conformant: Option<&Conformant>) -> String {
             let file =
                 c.files.get(TraceKind::Counterexample(r.property)).map_or("TRACE".into(), |f| f.display().to_string());
             let _ = writeln!(out);
-            out.push_str(&explain_markdown(&c.model, r.property.as_str(), cex, &file));
+            out.push_str(&explain_markdown(&c.model, TraceKind::Counterexample(r.property), cex, &file));
         }
     }
     out
@@ -240,7 +239,7 @@ fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
                 "\nA conformant server (`{}`) reaches the same `{p}` violation in {} steps, {then}.\n\n{}\n",
                 k.change(&v.model.config),
                 cex.len(),
-                explain_markdown(&v.model, p.as_str(), cex, &file)
+                explain_markdown(&v.model, TraceKind::Counterexample(p), cex, &file)
             )
         }
         ConformantAnswer::NotReached => format!(
@@ -305,11 +304,6 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
     gaps
 }
 
-/// What a property means, for a report's title (empty for `worst-case`).
-pub fn summary_property(p: &str) -> &'static str {
-    p.parse::<PropertyKind>().map(|k| k.meaning()).unwrap_or("")
-}
-
 /// The faults of a trace, in words (`a client timeout, a server crash (SIGKILL) and restart`).
 pub fn faults(cex: &Counterexample) -> String {
     let names: Vec<&str> = cex.actions.iter().map(|a| a.name()).collect();
@@ -337,16 +331,17 @@ pub fn faults(cex: &Counterexample) -> String {
 }
 
 /// The report's opening paragraph: configuration, faults, outcome.
-pub fn summary_paragraph(m: &McpModel, property: &str, cex: &Counterexample) -> String {
+pub fn summary_paragraph(m: &McpModel, property: TraceKind, cex: &Counterexample) -> String {
     let cfg = &m.config;
     let faults = faults(cex);
-    let outcome = match property {
-        "at-most-once" | "exactly-once" | "worst-case" => {
+    let outcome = match property.judged() {
+        PropertyKind::AtMostOnce | PropertyKind::ExactlyOnce => {
             format!("the server executes one logical tool call {} times", cex.effects())
         }
-        "no-silent-effect" => "the client reports the call as failed although its side effect happened".into(),
-        "success-implies-effect" => "the client is told the call succeeded although it never ran".into(),
-        _ => "the property fails".into(),
+        PropertyKind::NoSilentEffect => {
+            "the client reports the call as failed although its side effect happened".into()
+        }
+        PropertyKind::SuccessImpliesEffect => "the client is told the call succeeded although it never ran".into(),
     };
     let breaches = conformance::server_breaches(cfg, &m.profile);
     let allowed = if breaches.is_empty() {

@@ -80,7 +80,7 @@ impl<'t> Driver<'t> {
         );
         let valid = trace.validate(trace_name, &profile).ok();
         let first_violation =
-            valid.as_ref().and_then(|v| judge::first_violation(&v.model, &trace.property, &v.path.states));
+            valid.as_ref().and_then(|v| judge::first_violation(&v.model, trace.property, &v.path.states));
         let path = valid.map(|v| v.path.states).unwrap_or_default();
         Driver {
             first_violation,
@@ -197,7 +197,7 @@ impl<'t> Driver<'t> {
         });
         ReplayResult {
             verdict,
-            property: self.trace.property.clone(),
+            property: self.trace.property,
             expected_effects: expected,
             observed_effects: observed,
             settled_effects: settled,
@@ -228,7 +228,7 @@ impl<'t> Driver<'t> {
                 (ReplayVerdict::Confirmed, format!("{d} ({property}; the model's has {worst} for one call)"))
             }
             Some(d) => (ReplayVerdict::Confirmed, format!("{d} ({property})")),
-            None if worst <= 1 && judge::property_of(property).is_none() => (
+            None if worst <= 1 && property.property().is_none() => (
                 ReplayVerdict::Ran,
                 format!("the server ran the side effect {n} time(s), {how} {expected}, at most one effect per call: the model's worst case here shows no duplicate to confirm"),
             ),
@@ -258,7 +258,7 @@ impl<'t> Driver<'t> {
         if matches!(verdict, ReplayVerdict::Confirmed | ReplayVerdict::Interrupted) {
             return (verdict, reason);
         }
-        let property = judge::property_of(&self.trace.property);
+        let property = self.trace.property.property();
         match facts.and_then(|f| f.violation(property)) {
             Some(seen) => (
                 ReplayVerdict::Confirmed,

@@ -11,6 +11,7 @@
 //! belongs to) makes it `inconclusive`, never a pass.
 
 use crate::replay::types::ReplayVerdict;
+use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{McpModel, PropertyKind, State};
 use serde_json::Value;
 use std::fmt;
@@ -64,16 +65,11 @@ fn judgement(verdict: ReplayVerdict, reason: String) -> Judgement {
     Judgement { verdict, reason }
 }
 
-/// The trace's property, unless it is the worst case (`None`).
-pub fn property_of(name: &str) -> Option<PropertyKind> {
-    name.parse().ok()
-}
-
 /// The index of the first state of `path` where the trace's property fails (for the worst case:
 /// where a call first has two effects). Commits before it are steps the violation needs; the
 /// commit that reaches it, and any after, may be refused by a server that does better.
-pub fn first_violation(model: &McpModel, property: &str, path: &[State]) -> Option<usize> {
-    match property_of(property) {
+pub fn first_violation(model: &McpModel, kind: TraceKind, path: &[State]) -> Option<usize> {
+    match kind.property() {
         Some(p) => path.iter().position(|s| !p.holds(model, s)),
         None => path.iter().position(|s| s.ledger.iter().any(|n| *n >= 2)),
     }

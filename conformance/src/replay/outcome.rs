@@ -18,7 +18,7 @@ impl Driver<'_> {
     /// `n` effects in all. `None` for the worst case, and for at-most-once when the effects
     /// cannot be told apart by call: the effect count decides those.
     pub(crate) async fn judge_property(&mut self, n: i64) -> Option<Judgement> {
-        let property = judge::property_of(&self.trace.property)?;
+        let property = self.trace.property.property()?;
         let valid = self.trace.validate(&self.trace_name, &self.profile).ok()?;
         let last = valid.path.states.last()?.clone();
         let calls = usize::from(valid.model.config.bounds.calls);

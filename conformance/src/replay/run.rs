@@ -8,7 +8,7 @@ use crate::replay::probe;
 use crate::replay::process;
 use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
 use anyhow::{anyhow, Result};
-use mcp_once_model::trace::TraceFile;
+use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::Profile;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::time::Duration;
 /// A result for a run that ended before it could reach a verdict of its own.
 pub fn interrupted(
     trace: &str,
-    property: &str,
+    property: TraceKind,
     options: &ReplayOptions,
     evidence: &Evidence,
     why: &str,
@@ -25,7 +25,7 @@ pub fn interrupted(
     evidence.record(Event::Verdict { verdict: ReplayVerdict::Interrupted, reason: why.into(), effects: None });
     ReplayResult {
         verdict: ReplayVerdict::Interrupted,
-        property: property.into(),
+        property,
         expected_effects: 0,
         observed_effects: None,
         settled_effects: None,
@@ -90,7 +90,7 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
             None => {
                 let mut r = interrupted(
                     &name,
-                    &trace.property,
+                    trace.property,
                     &options,
                     &evidence,
                     "interrupted by a signal; every server process group was killed",

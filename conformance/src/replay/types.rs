@@ -4,6 +4,7 @@
 use crate::replay::observer;
 use crate::replay::process::{split_command, LaunchSpec};
 use anyhow::{anyhow, Result};
+use mcp_once_model::trace::TraceKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -269,8 +270,8 @@ pub struct StepRecord {
 pub struct ReplayResult {
     /// The verdict.
     pub verdict: ReplayVerdict,
-    /// The property the trace violates (or `worst-case`).
-    pub property: String,
+    /// What the trace shows: the property it violates, or the worst case.
+    pub property: TraceKind,
     /// Effects in the trace's last state.
     pub expected_effects: u64,
     /// Effects the observer counted when the last step was done (None if it could not tell).
