@@ -19,6 +19,7 @@
 //! fixtures and the scenarios as ready-made replays).
 
 pub mod baseline;
+pub mod breach;
 pub mod checks;
 pub mod client_steps;
 pub mod continuation;

@@ -2,6 +2,7 @@
 //! grouped by request, the observer) and one bounded wait, [`Session::wait_until`], that every
 //! awaited step goes through.
 
+use crate::replay::breach::ProtocolBreach;
 use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::input::client_reply;
 use crate::replay::message;
@@ -55,9 +56,9 @@ pub struct Session {
     mid_read: bool,
     /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
     /// response to an id the runner never sent, more responses to an id than requests with it).
-    pub garbage: Vec<String>,
+    pub breaches: Vec<ProtocolBreach>,
     breach_named: std::cell::Cell<bool>,
-    /// stdio: lines of stdout that are not JSON at all (a breach in `garbage` too, unless the
+    /// stdio: lines of stdout that are not JSON at all (a breach in `breaches` too, unless the
     /// options skip them).
     pub non_json: NonJsonLines,
     requests: HashMap<(u32, String), usize>,
@@ -147,7 +148,7 @@ impl Session {
             closed: HashMap::new(),
             unfinished: HashMap::new(),
             mid_read: false,
-            garbage: Vec::new(),
+            breaches: Vec::new(),
             breach_named: std::cell::Cell::new(false),
             non_json: NonJsonLines::default(),
             requests: HashMap::new(),
@@ -271,26 +272,26 @@ impl Session {
                     return Some(Err(f.clone()));
                 }
                 if let Some(c) = s.closed.get(&gen) {
-                    return Some(Err(s.with_garbage(c.clone())));
+                    return Some(Err(s.with_breach_note(c.clone())));
                 }
-                if s.starting && !s.garbage.is_empty() {
+                if s.starting && !s.breaches.is_empty() {
                     // (the caller names the method)
                     return Some(Err(format!("no answer yet{}", s.breach_note())));
                 }
                 let why = s.check_exit()?;
-                Some(Err(s.with_garbage(format!("the server exited ({why})"))))
+                Some(Err(s.with_breach_note(format!("the server exited ({why})"))))
             })
             .await;
         answer.unwrap_or_else(|| Err(format!("no answer within the bound{}", self.stall_note())))
     }
 
-    fn with_garbage(&self, reason: String) -> String {
+    fn with_breach_note(&self, reason: String) -> String {
         format!("{reason}{}", self.breach_note())
     }
 
     /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
     pub fn breach_note(&self) -> String {
-        let note = self.garbage.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"));
+        let note = self.breaches.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"));
         if !note.is_empty() {
             self.breach_named.set(true);
         }
@@ -397,12 +398,10 @@ impl Session {
                         let answers = self.responses.entry(key).or_default();
                         answers.push(m);
                         if asked == 0 {
-                            self.garbage.push(format!("a response to id {id}, which the runner never sent"));
+                            self.breaches.push(ProtocolBreach::UnknownId { id });
                         } else if answers.len() > asked {
-                            self.garbage.push(format!(
-                                "{} responses to id {id}, sent {asked} time(s) (a duplicated response)",
-                                answers.len()
-                            ));
+                            let responses = answers.len();
+                            self.breaches.push(ProtocolBreach::DuplicateResponse { id, responses, sent: asked });
                         }
                     }
                     (Some(id), Some(method)) => {
@@ -414,10 +413,10 @@ impl Session {
                     (None, _) => self.notifications += 1,
                 }
             }
-            EventKind::Garbage(reason) => self.garbage.push(reason),
+            EventKind::Garbage(reason) => self.breaches.push(reason),
             EventKind::NonJson(line) => {
                 if !self.opts.skip_non_json {
-                    self.garbage.push(format!("stdout: a line that is not JSON: `{line}`"));
+                    self.breaches.push(ProtocolBreach::NotJson { line: line.clone() });
                 }
                 self.non_json.push(line);
             }

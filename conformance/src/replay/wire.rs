@@ -8,6 +8,7 @@
 //! connection's generation, so that the driver sees one ordered history and can ignore what a
 //! dead connection still delivers.
 
+use crate::replay::breach::{Channel, ProtocolBreach};
 use crate::replay::evidence::{Direction, Event, Evidence, Stderr, Transport};
 use crate::replay::frame::{classify, not_json, quote, Frame, LineSplitter, Piece, MAX_FRAME};
 use crate::replay::server_log::ServerLog;
@@ -26,8 +27,8 @@ use tokio::task::JoinHandle;
 pub enum EventKind {
     /// A JSON-RPC message from the server.
     Message(Value),
-    /// Output that is not a JSON-RPC message, with the reason.
-    Garbage(String),
+    /// Output that breaks the protocol, with what is wrong.
+    Garbage(ProtocolBreach),
     /// stdio: a line of stdout that is not JSON at all (a banner, a log line), quoted.
     NonJson(String),
     /// HTTP: the response headers for request `id` arrived with `status`; `sse`: they open an
@@ -235,9 +236,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                         channel: "stdio".into(),
                         reason: format!("{pending} bytes after the last newline"),
                     });
-                    send(EventKind::Garbage(format!(
-                        "stdout ended inside a frame ({pending} bytes after the last newline)"
-                    )));
+                    send(EventKind::Garbage(ProtocolBreach::EndedInsideFrame { bytes: pending }));
                 }
                 evidence.record(Event::Transport(Transport::StdoutClosed));
                 send(EventKind::Closed("the server closed its stdout".into()));
@@ -252,10 +251,10 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
         for piece in splitter.push(&buf[..n]) {
             match piece {
                 Piece::Overlong { bytes } => {
-                    let reason = format!("a stdout frame of {bytes} bytes, over the {MAX_FRAME}-byte bound");
-                    evidence.record(Event::Garbage { channel: "stdio".into(), reason: reason.clone() });
+                    let breach = ProtocolBreach::Overlong { bytes: Some(bytes), bound: MAX_FRAME };
+                    evidence.record(Event::Garbage { channel: "stdio".into(), reason: breach.to_string() });
                     if !overlong_reported {
-                        send(EventKind::Garbage(reason));
+                        send(EventKind::Garbage(breach));
                     }
                     overlong_reported = false;
                 }
@@ -273,7 +272,7 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
                         }
                         Frame::Garbage(reason) => {
                             evidence.frame(Direction::In, "stdio", &text);
-                            send(EventKind::Garbage(format!("stdout: {reason}")));
+                            send(EventKind::Garbage(ProtocolBreach::BadFrame { channel: Channel::Stdout, reason }));
                         }
                     }
                 }
@@ -284,9 +283,9 @@ async fn read_stdout(generation: u32, mut stdout: ChildStdout, tx: UnboundedSend
         // not at a newline or an end of stream that may never come.
         if splitter.pending() > MAX_FRAME && !overlong_reported {
             overlong_reported = true;
-            let reason = format!("over {MAX_FRAME} bytes on stdout without a newline (an overlong frame)");
-            evidence.record(Event::Garbage { channel: "stdio".into(), reason: reason.clone() });
-            send(EventKind::Garbage(reason));
+            let breach = ProtocolBreach::Overlong { bytes: None, bound: MAX_FRAME };
+            evidence.record(Event::Garbage { channel: "stdio".into(), reason: breach.to_string() });
+            send(EventKind::Garbage(breach));
         }
     }
 }
@@ -404,7 +403,9 @@ async fn post(
                     match classify(data.as_bytes()) {
                         Frame::Messages(msgs) => msgs.into_iter().for_each(|m| send(EventKind::Message(m))),
                         Frame::Blank => {}
-                        Frame::Garbage(reason) => send(EventKind::Garbage(format!("SSE data: {reason}"))),
+                        Frame::Garbage(reason) => {
+                            send(EventKind::Garbage(ProtocolBreach::BadFrame { channel: Channel::SseData, reason }))
+                        }
                     }
                 }
                 Err(e) => return fail(format!("SSE stream broke: {e}")),
@@ -419,7 +420,9 @@ async fn post(
                 match classify(text.as_bytes()) {
                     Frame::Messages(msgs) => msgs.into_iter().for_each(|m| send(EventKind::Message(m))),
                     Frame::Blank => {}
-                    Frame::Garbage(reason) => send(EventKind::Garbage(format!("HTTP body: {reason}"))),
+                    Frame::Garbage(reason) => {
+                        send(EventKind::Garbage(ProtocolBreach::BadFrame { channel: Channel::HttpBody, reason }))
+                    }
                 }
                 send(EventKind::StreamEnd { id });
             }
