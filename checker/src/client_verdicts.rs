@@ -82,7 +82,7 @@ pub fn verdicts(client: &ClientProfile, transport: Transport) -> Vec<ClientVerdi
             let model = match config.applicable(&profile).and_then(|()| McpModel::new(config, profile.clone())) {
                 Ok(m) => m,
                 Err(why) => {
-                    out.push(ClientVerdict { note: Some(why), ..base });
+                    out.push(ClientVerdict { note: Some(why.to_string()), ..base });
                     continue;
                 }
             };

@@ -249,10 +249,10 @@ impl<'a> Change<'a> {
     }
 
     /// Why the cell does not apply after the change (its `n/a` reason), if it does not.
-    pub fn reason_after(&self) -> Option<&'a str> {
+    pub fn reason_after(&self) -> Option<String> {
         match self.after {
-            None => Some("not in the second profile's matrix"),
-            Some(c) => c.outcome.as_ref().err().map(String::as_str),
+            None => Some("not in the second profile's matrix".into()),
+            Some(c) => c.outcome.as_ref().err().map(ToString::to_string),
         }
     }
 

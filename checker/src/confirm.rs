@@ -190,7 +190,7 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     let runnable = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision));
     let runnable = runnable.and_then(|_| job.sdk.cancel_option(server, job.config.cancel));
     if let Err(why) = runnable.and_then(|_| job.sdk.handler_options(job.config.handler)) {
-        return not_run(job, ReplayVerdict::Inconclusive, why);
+        return not_run(job, ReplayVerdict::Inconclusive, why.to_string());
     }
     let dir = replay_dir(&options.evidence, job);
     if let Err(e) = std::fs::create_dir_all(&dir) {
@@ -198,7 +198,7 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     }
     let mut opts = match options.paths.options_for_cell(job.sdk, &job.config, &job.profile, &dir) {
         Ok(o) => o,
-        Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why),
+        Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why.to_string()),
     };
     opts.revision = Some(revision);
     let evidence = match Evidence::new(opts.evidence_dir.as_deref()) {

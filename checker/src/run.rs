@@ -8,8 +8,8 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, HandlerKind, McpModel, Options,
-    Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
+    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, HandlerKind, McpModel, NotApplicable,
+    Options, Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,8 +21,8 @@ use std::sync::Mutex;
 pub struct Cell {
     /// The configuration.
     pub config: Config,
-    /// `Err(reason)` when the configuration does not apply under its profile.
-    pub outcome: Result<Checked, String>,
+    /// `Err(why)` when the configuration does not apply under its profile.
+    pub outcome: Result<Checked, NotApplicable>,
 }
 
 /// A cell that was checked.

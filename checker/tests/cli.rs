@@ -202,6 +202,12 @@ fn matrix_json_lists_every_cell_of_a_profile() {
     let na: Vec<&Value> = cells.iter().filter(|c| c["applicable"] == false).collect();
     assert_eq!(na.len(), 2 * 5 * 5, "key stores (and the validating receiver) do not apply without a key");
     assert!(na[0]["reason"].as_str().unwrap().contains("defines no idempotency key"));
+    // The profile's text rules them out; none is a gap in what the model covers.
+    assert!(
+        na.iter().all(|c| c["why"] == "outside-profile"),
+        "{:?}",
+        na.iter().find(|c| c["why"] != "outside-profile")
+    );
 }
 
 #[test]

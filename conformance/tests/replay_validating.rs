@@ -145,7 +145,7 @@ fn a_refused_retry_after_the_effect_is_confirmed_as_a_silent_effect() {
     assert!(note.contains("-32602") && note.contains("Task ID already exists"), "{note}");
     // The other SDKs' fixtures have no validating receiver: said, never replayed on another.
     for sdk in [Sdk::TypeScript, Sdk::Python] {
-        let why = common::paths().options_for_cell(sdk, &config, &profile, &dir).unwrap_err();
+        let why = common::paths().options_for_cell(sdk, &config, &profile, &dir).unwrap_err().to_string();
         assert!(why.contains("validates-task-id") && why.contains("only the Rust fixture"), "{why}");
     }
 }

@@ -2,6 +2,7 @@
 //! (used by the model's tests, the replay fixtures, the probe and the benchmark), and the default
 //! matrix (every profile x transport x client policy x server implementation).
 
+use crate::applicable::NotApplicable;
 use crate::config::{
     Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
 };
@@ -212,7 +213,7 @@ impl Scenario {
         profile: &Profile,
         transport: Transport,
         server: ServerImpl,
-    ) -> Result<Option<TraceFile>, String> {
+    ) -> Result<Option<TraceFile>, NotApplicable> {
         if !self.transports.contains(&transport) {
             return Ok(None);
         }
@@ -238,7 +239,7 @@ pub enum Wanted {
 
 /// The model's trace for a one-call configuration, as a replay takes it (see [`Wanted`]);
 /// `None` when the model has no such trace, an error when the configuration does not apply.
-pub fn replay_trace(config: Config, profile: &Profile, wanted: Wanted) -> Result<Option<TraceFile>, String> {
+pub fn replay_trace(config: Config, profile: &Profile, wanted: Wanted) -> Result<Option<TraceFile>, NotApplicable> {
     let model = McpModel::new(config, profile.clone())?;
     let at_most_once = TraceKind::Counterexample(PropertyKind::AtMostOnce);
     let (kind, path) = match wanted {

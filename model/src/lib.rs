@@ -16,6 +16,7 @@
 //! error text); `named` holds the macro for named enums and `debug` the readable state.
 
 pub mod action;
+pub mod applicable;
 mod attempt;
 pub mod budget;
 pub mod catalogue;
@@ -45,6 +46,7 @@ mod view;
 mod windows;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
+pub use applicable::NotApplicable;
 pub use budget::{Budget, Stop};
 pub use config::{
     Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,

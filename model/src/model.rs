@@ -28,6 +28,7 @@
 //!   before it (one ordered pipe); over HTTP it is a request of its own and may overtake.
 
 use crate::action::Action;
+use crate::applicable::NotApplicable;
 use crate::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
@@ -65,7 +66,7 @@ pub struct McpModel {
 
 impl McpModel {
     /// Build the model; `Err` if the configuration does not apply under the profile.
-    pub fn new(config: Config, profile: Profile) -> Result<McpModel, String> {
+    pub fn new(config: Config, profile: Profile) -> Result<McpModel, NotApplicable> {
         let config = config.normalised();
         config.applicable(&profile)?;
         let k = &profile.knobs;

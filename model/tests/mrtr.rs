@@ -198,14 +198,15 @@ fn a_handler_axis_is_refused_where_it_cannot_mean_anything() {
         1,
     );
     let old = Config { profile: "mcp-2025-11-25".into(), ..base.clone() };
-    assert!(refused(old).contains("input_required = none"));
+    let said = |w: NotApplicable, kind: &str, text: &str| w.kind() == kind && w.to_string().contains(text);
+    assert!(said(refused(old), "outside-profile", "input_required = none"));
     let rounds = Config { handler: Handler { kind: HandlerKind::EffectOnly, rounds: 1 }, ..base.clone() };
-    assert!(refused(rounds).contains("--rounds applies"));
+    assert!(said(refused(rounds), "meaningless", "--rounds applies"));
     let many = Config { handler: Handler { kind: HandlerKind::InputAfterEffect, rounds: 3 }, ..base.clone() };
-    assert!(refused(many).contains("out of range"));
+    assert!(said(refused(many), "out-of-range", "out of range"));
     let mut framework = Config { client: ClientPolicy::FrameworkRetry, ..base };
     framework.bounds.retries = 2;
-    assert!(refused(framework).contains("needs 6 requests"));
+    assert!(said(refused(framework), "not-modelled", "needs 6 requests"));
 }
 
 #[test]

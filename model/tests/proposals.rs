@@ -144,13 +144,16 @@ fn a_client_rule_to_reuse_the_key_rules_out_new_keys_per_retry_and_per_rerun() {
     let applies = |p: &Profile, key| cell(p, key, fw, no_crash()).applicable(p);
     assert!(applies(&sep, KeyLifetime::PerAttempt).is_ok() && applies(&sep, KeyLifetime::PerStep).is_ok());
     let why = applies(&retry, KeyLifetime::PerAttempt).unwrap_err();
+    assert_eq!(why.kind(), "outside-profile", "{why}");
+    let why = why.to_string();
     assert!(why.contains("idempotency_key_reuse = every-retry") && why.contains("--key per-attempt"), "{why}");
     assert!(applies(&retry, KeyLifetime::PerStep).is_ok(), "a re-run may start a new key under every-retry");
-    assert!(applies(&rerun, KeyLifetime::PerStep).unwrap_err().contains("framework re-run"));
+    assert!(applies(&rerun, KeyLifetime::PerStep).unwrap_err().to_string().contains("framework re-run"));
     assert!(applies(&rerun, KeyLifetime::PerCall).is_ok());
     // The default matrix has the cells such a rule rules out.
     let cells = catalogue::matrix(std::slice::from_ref(&rerun));
-    let ruled_out = cells.iter().filter(|c| c.applicable(&rerun).is_err_and(|e| e.contains("reuse its key"))).count();
+    let ruled_out =
+        cells.iter().filter(|c| c.applicable(&rerun).is_err_and(|e| e.to_string().contains("reuse its key"))).count();
     assert!(ruled_out > 0);
     // A retry carrying the key cites the client rule.
     let m = McpModel::new(cell(&retry, KeyLifetime::PerCall, ClientPolicy::RetryAny, no_crash()), retry).unwrap();

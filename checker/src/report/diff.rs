@@ -78,7 +78,7 @@ fn write_change(out: &mut String, change: &Change, style: DiffStyle) {
     let name = k.name();
     out.push_str(&if md { format!("- **{name}**\n") } else { format!("{name}\n") });
     if change.kind() == ChangeKind::NoLongerApplicable {
-        let why = change.reason_after().unwrap_or("");
+        let why = change.reason_after().unwrap_or_default();
         out.push_str(&if md { format!("  - n/a: {why}\n") } else { format!("  n/a: {why}\n") });
     }
     for ((name, was), (_, now)) in entries(&change.was).iter().zip(entries(&change.now)) {

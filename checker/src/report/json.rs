@@ -216,7 +216,11 @@ pub enum CellRecord<'a> {
         /// The configuration.
         #[serde(borrow)]
         config: ConfigRecord<'a>,
-        /// Why it does not apply.
+        /// Which kind of reason: out-of-range, outside-profile, meaningless or not-modelled
+        /// (a combination the model does not represent: a gap in its coverage).
+        #[serde(borrow)]
+        why: Cow<'a, str>,
+        /// Why it does not apply, in words.
         #[serde(borrow)]
         reason: Cow<'a, str>,
     },
@@ -228,7 +232,8 @@ impl<'a> CellRecord<'a> {
         let config = ConfigRecord::of(&cell.config);
         let checked = match &cell.outcome {
             Err(reason) => {
-                return CellRecord::NotApplicable { applicable: false, config, reason: Cow::Borrowed(reason) }
+                let (why, reason) = (Cow::Borrowed(reason.kind()), Cow::Owned(reason.to_string()));
+                return CellRecord::NotApplicable { applicable: false, config, why, reason };
             }
             Ok(c) => c,
         };

@@ -4,8 +4,43 @@
 //! stale baseline), fails it. Untestable checks are neither: they keep the exit code at 2.
 
 use crate::replay::checks::{CheckRecord, Status};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// What is wrong with an expected-failures file.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not YAML.
+    #[error("not YAML: {0}")]
+    NotYaml(String),
+    /// The YAML is not in the suite's shape (what is wrong, and where).
+    #[error("{0}")]
+    Malformed(String),
+    /// A listed id is no check of this run (a typo would excuse nothing).
+    #[error("`{id}` is not one of this probe's checks ({})", known.join(", "))]
+    UnknownCheck {
+        /// The id as written.
+        id: String,
+        /// The checks of this run.
+        known: Vec<String>,
+    },
+    /// One of the above, in the file named.
+    #[error("{}: {inner}", path.display())]
+    In {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        inner: Box<BaselineError>,
+    },
+}
 
 /// The checks a server is expected to fail.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,19 +64,24 @@ pub struct BaselineResult {
 
 impl ExpectedFailures {
     /// Read `path`; an error names the file and what is wrong.
-    pub fn load(path: &Path) -> Result<ExpectedFailures, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<ExpectedFailures, BaselineError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| BaselineError::Unreadable { path: path.to_path_buf(), source })?;
+        Self::parse(&text).map_err(|e| BaselineError::In { path: path.to_path_buf(), inner: Box::new(e) })
     }
 
     /// Parse the YAML text, checking ids against `known` later ([`ExpectedFailures::check_ids`]).
-    pub fn parse(text: &str) -> Result<ExpectedFailures, String> {
-        let docs = YamlLoader::load_from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+    pub fn parse(text: &str) -> Result<ExpectedFailures, BaselineError> {
+        let docs = YamlLoader::load_from_str(text).map_err(|e| BaselineError::NotYaml(e.to_string()))?;
         let Some(doc) = docs.first() else { return Ok(ExpectedFailures::default()) };
         let map = match doc {
             Yaml::Null => return Ok(ExpectedFailures::default()),
             Yaml::Hash(h) => h,
-            _ => return Err("expected a mapping with a `server` list (and, unused here, `client`)".into()),
+            _ => {
+                return Err(BaselineError::Malformed(
+                    "expected a mapping with a `server` list (and, unused here, `client`)".into(),
+                ))
+            }
         };
         let mut checks = Vec::new();
         for (k, v) in map {
@@ -50,22 +90,26 @@ impl ExpectedFailures {
                 "client" => {}
                 "server" => {
                     let Yaml::Array(items) = v else {
-                        return Err("`server` must be a list of check ids".into());
+                        return Err(BaselineError::Malformed("`server` must be a list of check ids".into()));
                     };
                     for (i, item) in items.iter().enumerate() {
                         let Some(id) = item.as_str() else {
-                            return Err(format!(
+                            return Err(BaselineError::Malformed(format!(
                                 "`server` entry {} is not a check id (a mapping means a space after a colon)",
                                 i + 1
-                            ));
+                            )));
                         };
                         if id.contains(':') {
-                            return Err(format!("`server` entry {} (`{id}`): the probe's checks are named by id alone, with no `scenario:` part", i + 1));
+                            return Err(BaselineError::Malformed(format!("`server` entry {} (`{id}`): the probe's checks are named by id alone, with no `scenario:` part", i + 1)));
                         }
                         checks.push(id.to_string());
                     }
                 }
-                other => return Err(format!("unknown key `{other}` (expected `server` or `client`)")),
+                other => {
+                    return Err(BaselineError::Malformed(format!(
+                        "unknown key `{other}` (expected `server` or `client`)"
+                    )))
+                }
             }
         }
         Ok(ExpectedFailures { checks })
@@ -73,9 +117,12 @@ impl ExpectedFailures {
 
     /// Every listed id must be a check of this run (`known`): a typo would otherwise excuse
     /// nothing and go unnoticed.
-    pub fn check_ids(&self, known: &[&str]) -> Result<(), String> {
+    pub fn check_ids(&self, known: &[&str]) -> Result<(), BaselineError> {
         match self.checks.iter().find(|c| !known.contains(&c.as_str())) {
-            Some(bad) => Err(format!("`{bad}` is not one of this probe's checks ({})", known.join(", "))),
+            Some(bad) => Err(BaselineError::UnknownCheck {
+                id: bad.clone(),
+                known: known.iter().map(|k| k.to_string()).collect(),
+            }),
             None => Ok(()),
         }
     }
@@ -153,12 +200,12 @@ mod tests {
         let b = ExpectedFailures::parse("server:\n  - a\n  - b\nclient:\n  - c\n").unwrap();
         assert_eq!(b.checks, ["a", "b"]);
         assert_eq!(ExpectedFailures::parse("").unwrap(), ExpectedFailures::default());
-        assert!(ExpectedFailures::parse("server: a").unwrap_err().contains("list"));
-        assert!(ExpectedFailures::parse("servers:\n  - a").unwrap_err().contains("unknown key `servers`"));
-        assert!(ExpectedFailures::parse("server:\n  - a: b").unwrap_err().contains("space after a colon"));
-        assert!(ExpectedFailures::parse("server:\n  - s:a").unwrap_err().contains("by id alone"));
-        assert!(ExpectedFailures::parse("server: [").unwrap_err().starts_with("not YAML"));
-        assert!(b.check_ids(&["a"]).unwrap_err().contains("`b` is not one of"));
+        assert!(ExpectedFailures::parse("server: a").unwrap_err().to_string().contains("list"));
+        assert!(ExpectedFailures::parse("servers:\n  - a").unwrap_err().to_string().contains("unknown key `servers`"));
+        assert!(ExpectedFailures::parse("server:\n  - a: b").unwrap_err().to_string().contains("space after a colon"));
+        assert!(ExpectedFailures::parse("server:\n  - s:a").unwrap_err().to_string().contains("by id alone"));
+        assert!(ExpectedFailures::parse("server: [").unwrap_err().to_string().starts_with("not YAML"));
+        assert!(b.check_ids(&["a"]).unwrap_err().to_string().contains("`b` is not one of"));
     }
 
     #[test]

@@ -30,12 +30,12 @@ fn scenario_traces(
 ) -> Result<Vec<(String, TraceFile, Vec<SpecReference>)>, String> {
     let mut out: Vec<(String, TraceFile, Vec<SpecReference>)> = Vec::new();
     for &server in s.servers {
-        let Some(trace) = s.trace(profile, transport, server)? else { continue };
+        let Some(trace) = s.trace(profile, transport, server).map_err(|e| e.to_string())? else { continue };
         if out.iter().any(|(_, t, _)| t.actions == trace.actions) {
             continue;
         }
         let config = s.config(&profile.name, transport, server);
-        let model = McpModel::new(config, profile.clone())?;
+        let model = McpModel::new(config, profile.clone()).map_err(|e| e.to_string())?;
         let mut refs: Vec<SpecReference> = Vec::new();
         let states = mcp_once_model::search::replay(&model, &trace.actions)
             .map_err(|(step, why)| format!("{}: step {step}: {why}", s.check_id))?;

@@ -11,11 +11,43 @@ use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
 use mcp_once_model::profile::{InProgress, KeySemantics};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{
-    Bounds, Cancellation, ClientPolicy, Config, Handler, KeyLifetime, Profile, ServerImpl, Transport,
+    Bounds, Cancellation, ClientPolicy, Config, Handler, KeyLifetime, NotApplicable, Profile, ProfileError, ServerImpl,
+    Transport,
 };
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Why a fixture replay cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// The SDK's fixture cannot be this cell: a variant, option or revision it does not have.
+    #[error("{0}")]
+    Cannot(String),
+    /// The SDK's fixture is not installed.
+    #[error("the {sdk} fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display())]
+    NotInstalled {
+        /// The SDK, in words.
+        sdk: &'static str,
+        /// The fixtures folder looked in.
+        dir: PathBuf,
+    },
+    /// No loopback port could be had for an HTTP fixture.
+    #[error("no free port: {0}")]
+    NoPort(std::io::Error),
+    /// The profile does not load.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The configuration does not apply under the profile.
+    #[error(transparent)]
+    NotApplicable(#[from] NotApplicable),
+    /// The model has no trace of the kind asked for.
+    #[error("the model has no trace for this configuration")]
+    NoTrace,
+    /// The ledger observer could not be set up.
+    #[error("{0}")]
+    Observer(String),
+}
 
 /// An official MCP SDK with a ledger fixture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,12 +82,12 @@ impl Sdk {
     /// which only the Rust fixture has.
     /// (The Python SDK itself interrupts a cancelled handler; its fixture's variants of a server
     /// that ignores cancellation shield their handler from it.)
-    pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, String> {
+    pub fn variant_for(self, server: ServerImpl) -> Result<&'static str, FixtureError> {
         if server.validates_ids() && self != Sdk::Rust {
-            return Err(format!(
+            return Err(FixtureError::Cannot(format!(
                 "the {} fixture has no {server} variant (SEP-1686's validating receiver): only the Rust fixture's is",
                 self.as_str()
-            ));
+            )));
         }
         Ok(Variant::for_server(server).as_str())
     }
@@ -66,14 +98,18 @@ impl Sdk {
     /// handler from the SDK's own interruption and write a key record written after the effect
     /// in a `finally`, so none of them can be interrupted between the two; the TypeScript
     /// fixtures have no way to stop a handler once it runs.
-    pub fn cancel_option(self, server: ServerImpl, cancel: Option<Cancellation>) -> Result<Option<String>, String> {
+    pub fn cancel_option(
+        self,
+        server: ServerImpl,
+        cancel: Option<Cancellation>,
+    ) -> Result<Option<String>, FixtureError> {
         match (self, cancel) {
             (_, None) => Ok(None),
             (Sdk::Rust, Some(c)) => Ok(Some(c.as_str().to_string())),
-            (sdk, Some(c)) => Err(format!(
+            (sdk, Some(c)) => Err(FixtureError::Cannot(format!(
                 "the {} fixture takes no --cancel: none of its variants is {server} with --cancel {c} (only the Rust fixture's is)",
                 sdk.as_str()
-            )),
+            ))),
         }
     }
 
@@ -83,7 +119,7 @@ impl Sdk {
     /// and hands the handler the continuation's `inputResponses` and `requestState`; Python
     /// `mcp` 2.3.0 lets a tool body return one and reads the continuation on its `Context`, and
     /// seals the `requestState`); the TypeScript fixtures have no tool that asks for input yet.
-    pub fn handler_options(self, handler: Handler) -> Result<Vec<String>, String> {
+    pub fn handler_options(self, handler: Handler) -> Result<Vec<String>, FixtureError> {
         if handler == Handler::default() {
             return Ok(Vec::new());
         }
@@ -94,22 +130,22 @@ impl Sdk {
                 "--rounds".into(),
                 handler.rounds.to_string(),
             ]),
-            sdk => Err(format!(
+            sdk => Err(FixtureError::Cannot(format!(
                 "the {} fixture has no tool that asks for input (MRTR): it takes no --handler {} (only the Rust and Python fixtures' do)",
                 sdk.as_str(),
                 handler.kind
-            )),
+            ))),
         }
     }
 
     /// Whether this SDK's fixture speaks the wire revision `revision`, or why not: the
     /// TypeScript SDK 1.32.2 has no `server/discover` (2026-07-28); its v2 line (2.4.0), rmcp
     /// and Python speak both.
-    pub fn speaks(self, revision: Revision) -> Result<(), String> {
+    pub fn speaks(self, revision: Revision) -> Result<(), FixtureError> {
         match (self, revision) {
-            (Sdk::TypeScript, Revision::R2026_07_28) => {
-                Err("the TypeScript SDK 1.32.2 does not speak 2026-07-28 (no server/discover)".into())
-            }
+            (Sdk::TypeScript, Revision::R2026_07_28) => Err(FixtureError::Cannot(
+                "the TypeScript SDK 1.32.2 does not speak 2026-07-28 (no server/discover)".into(),
+            )),
             _ => Ok(()),
         }
     }
@@ -140,7 +176,7 @@ pub struct FixturePaths {
 impl FixturePaths {
     /// The argv that starts `sdk`'s fixture on `ledger`, with `extra` options; an error names
     /// a fixture that is not installed.
-    pub fn argv(&self, sdk: Sdk, ledger: &Path, extra: &[String]) -> Result<Vec<String>, String> {
+    pub fn argv(&self, sdk: Sdk, ledger: &Path, extra: &[String]) -> Result<Vec<String>, FixtureError> {
         let dir = &self.fixtures_dir;
         // A script fixture: its SDK's name, the file an install leaves (for Python, the
         // interpreter), the script.
@@ -159,10 +195,7 @@ impl FixturePaths {
         let mut argv: Vec<String> = match script {
             None => self.rust_fixture.clone(),
             Some((name, installed, _)) if !dir.join(installed).exists() => {
-                return Err(format!(
-                    "the {name} fixture is not installed in {}: run conformance/fixtures/install.sh",
-                    dir.display()
-                ))
+                return Err(FixtureError::NotInstalled { sdk: name, dir: dir.clone() })
             }
             Some((_, installed, script)) => {
                 let program =
@@ -183,7 +216,7 @@ impl FixturePaths {
         server: ServerImpl,
         transport: Transport,
         dir: &Path,
-    ) -> Result<ReplayOptions, String> {
+    ) -> Result<ReplayOptions, FixtureError> {
         self.variant_options(sdk, server, false, &[], transport, dir)
     }
 
@@ -197,7 +230,7 @@ impl FixturePaths {
         profile: &Profile,
         transport: Transport,
         dir: &Path,
-    ) -> Result<ReplayOptions, String> {
+    ) -> Result<ReplayOptions, FixtureError> {
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
         in_progress_built_in(server, profile)?;
         self.variant_options(sdk, server, status_query, &[], transport, dir)
@@ -213,7 +246,7 @@ impl FixturePaths {
         config: &Config,
         profile: &Profile,
         dir: &Path,
-    ) -> Result<ReplayOptions, String> {
+    ) -> Result<ReplayOptions, FixtureError> {
         let server = config.server;
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
         let mut more: Vec<String> = match sdk.cancel_option(server, config.cancel)? {
@@ -247,7 +280,7 @@ impl FixturePaths {
         more: &[String],
         transport: Transport,
         dir: &Path,
-    ) -> Result<ReplayOptions, String> {
+    ) -> Result<ReplayOptions, FixtureError> {
         let ms = KEY_RETENTION.as_millis().to_string();
         let mut extra = vec!["--variant", sdk.variant_for(server)?];
         if outcome_query {
@@ -268,7 +301,13 @@ impl FixturePaths {
     /// Runner options for `sdk`'s fixture over `transport`, counting effects in `dir/ledger.jsonl`
     /// and writing evidence to `dir/evidence`. HTTP gets a free loopback port. The arguments
     /// carry the logical call's tag (`order`), so each ledger line names its call.
-    pub fn options(&self, sdk: Sdk, transport: Transport, dir: &Path, extra: &[&str]) -> Result<ReplayOptions, String> {
+    pub fn options(
+        &self,
+        sdk: Sdk,
+        transport: Transport,
+        dir: &Path,
+        extra: &[&str],
+    ) -> Result<ReplayOptions, FixtureError> {
         let ledger = dir.join("ledger.jsonl");
         let mut more: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         let target = match transport {
@@ -278,7 +317,7 @@ impl FixturePaths {
             Transport::Http => {
                 let port = std::net::TcpListener::bind("127.0.0.1:0")
                     .and_then(|l| l.local_addr())
-                    .map_err(|e| format!("no free port: {e}"))?
+                    .map_err(FixtureError::NoPort)?
                     .port();
                 more.extend(["--transport".into(), "http".into(), "--port".into(), port.to_string()]);
                 Target::Http {
@@ -293,7 +332,7 @@ impl FixturePaths {
             args: json!({"amount": 42, "order": CALL_PLACEHOLDER}).as_object().cloned().expect("an object"),
             key_at: KeyAt::Params,
             observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
-                .map_err(|e| e.to_string())?,
+                .map_err(|e| FixtureError::Observer(e.to_string()))?,
             revision: Some(Revision::R2025_11_25),
             step_timeout: Duration::from_secs(15),
             start_timeout: Duration::from_secs(30),
@@ -314,23 +353,23 @@ impl FixturePaths {
 /// processes on one ledger (the TypeScript and Python ones keep their key store in the process
 /// and reload every record of the ledger at start-up, so two of them can neither share a store
 /// nor keep their own).
-fn instance_options(sdk: Sdk, config: &Config) -> Result<Vec<String>, String> {
+fn instance_options(sdk: Sdk, config: &Config) -> Result<Vec<String>, FixtureError> {
     if sdk != Sdk::Rust {
-        return Err(format!(
+        return Err(FixtureError::Cannot(format!(
             "the {} fixture keeps its key store inside its process and reloads the whole ledger: it cannot be two instances sharing a store, nor two with their own (only the Rust fixture can)",
             sdk.as_str()
-        ));
+        )));
     }
     let server = config.server;
     let shared = server.has_store() && config.store() == mcp_once_model::StoreScope::Shared;
     let durable_keys = matches!(server, ServerImpl::KeyDurable | ServerImpl::KeyExpiring | ServerImpl::KeyAfterEffect);
     if shared && !durable_keys {
-        return Err(format!(
+        return Err(FixtureError::Cannot(format!(
             "the Rust fixture shares a store across processes through the ledger, which {server} does not keep its store in"
-        ));
+        )));
     }
     if server == ServerImpl::DedupByIdDurable {
-        return Err("the Rust fixture's dedup-by-id-durable keeps one id table per ledger, so two instances on one ledger cannot have their own".into());
+        return Err(FixtureError::Cannot("the Rust fixture's dedup-by-id-durable keeps one id table per ledger, so two instances on one ledger cannot have their own".into()));
     }
     Ok(if shared { vec!["--shared-store".into()] } else { Vec::new() })
 }
@@ -341,9 +380,6 @@ fn with_instance(more: &[String], instance: u8) -> Vec<String> {
     out.extend(["--instance".into(), instance.to_string()]);
     out
 }
-
-/// Why a configuration has no trace to replay.
-const NO_TRACE: &str = "the model has no trace for this configuration";
 
 /// The model's trace for a one-call configuration (see [`Wanted`]).
 #[allow(clippy::too_many_arguments)]
@@ -356,8 +392,8 @@ pub fn model_trace(
     retries: u8,
     crashes: u8,
     wanted: Wanted,
-) -> Result<(TraceFile, Profile), String> {
-    let profile = Profile::load(profile).map_err(|e| e.to_string())?;
+) -> Result<(TraceFile, Profile), FixtureError> {
+    let profile = Profile::load(profile)?;
     let config = Config {
         profile: profile.name.clone(),
         transport,
@@ -369,27 +405,31 @@ pub fn model_trace(
         deployment: Default::default(),
         bounds: Bounds { calls: 1, retries, crashes },
     };
-    let trace = replay_trace(config, &profile, wanted)?.ok_or(NO_TRACE)?;
+    let trace = replay_trace(config, &profile, wanted)?.ok_or(FixtureError::NoTrace)?;
     Ok((trace, profile))
 }
 
 /// The trace of `scenario` for `sdk`'s server over `transport` (2025-11-25).
-pub fn scenario_trace(scenario: &Scenario, sdk: Sdk, transport: Transport) -> Result<(TraceFile, Profile), String> {
-    let profile = Profile::load("mcp-2025-11-25").map_err(|e| e.to_string())?;
-    let trace = scenario.trace(&profile, transport, sdk.server_impl())?.ok_or(NO_TRACE)?;
+pub fn scenario_trace(
+    scenario: &Scenario,
+    sdk: Sdk,
+    transport: Transport,
+) -> Result<(TraceFile, Profile), FixtureError> {
+    let profile = Profile::load("mcp-2025-11-25")?;
+    let trace = scenario.trace(&profile, transport, sdk.server_impl())?.ok_or(FixtureError::NoTrace)?;
     Ok((trace, profile))
 }
 
 /// The fixtures' key stores reject a duplicate that arrives while the first request runs
 /// (SEP-3182's rule); a profile with another in-progress rule has no fixture that follows it.
-fn in_progress_built_in(server: ServerImpl, profile: &Profile) -> Result<(), String> {
+fn in_progress_built_in(server: ServerImpl, profile: &Profile) -> Result<(), FixtureError> {
     let k = &profile.knobs;
     let rule = k.idempotency_in_progress.value;
     if server.uses_keys() && k.idempotency_semantics.value == KeySemantics::Dedup && rule != InProgress::Reject {
-        return Err(format!(
+        return Err(FixtureError::Cannot(format!(
             "the fixture key stores reject a duplicate in progress; profile {} has idempotency_in_progress = {rule}, which no fixture follows",
             profile.name
-        ));
+        )));
     }
     Ok(())
 }
