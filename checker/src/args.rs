@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
-    Bounds, Budget, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Profile,
-    PropertyKind, ServerImpl, StoreScope, Transport,
+    Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind, ServerImpl,
+    StoreScope, Transport,
 };
 use std::path::PathBuf;
 use std::time::Duration;
@@ -105,23 +105,21 @@ impl ConfigArgs {
         let mut loaded = builtins();
         let profile_name = self.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
         let profile = profile_for(&profile_name, &mut loaded)?;
-        let server = self.server.unwrap_or(ServerImpl::Plain);
-        let config = Config {
-            profile: profile_name,
-            transport: self.transport.unwrap_or(Transport::Stdio),
-            client: self.client.unwrap_or(ClientPolicy::RetryOnTimeout),
-            key: self.key.unwrap_or(if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None }),
-            server,
-            cancel: self.cancel,
-            handler: Handler::new(self.handler.unwrap_or_default(), self.rounds),
-            deployment: Deployment { instances: self.instances.unwrap_or(1), store: self.store },
-            bounds: Bounds {
-                calls: self.calls.unwrap_or(1),
-                retries: self.retries.unwrap_or(1),
-                crashes: self.crashes.unwrap_or(1),
-            },
-        }
-        .normalised();
+        let config = Config::builder(&profile_name)
+            .transport(self.transport)
+            .client(self.client)
+            .key(self.key)
+            .server(self.server)
+            .cancel(self.cancel)
+            .handler(self.handler)
+            .rounds(self.rounds)
+            .instances(self.instances)
+            .store(self.store)
+            .calls(self.calls)
+            .retries(self.retries)
+            .crashes(self.crashes)
+            .build()
+            .normalised();
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
         Ok((config, profile))
     }

@@ -59,17 +59,13 @@ pub fn verdicts(client: &ClientProfile, transport: Transport) -> Vec<ClientVerdi
     let mut out = Vec::new();
     for profile in builtins() {
         for server in SERVERS {
-            let config = Config {
-                profile: profile.name.clone(),
-                transport,
-                client: client.policy.checked_as,
-                key: client.key.name,
-                server,
-                cancel: None,
-                handler: Default::default(),
-                deployment: Default::default(),
-                bounds: bounds_for(client),
-            };
+            let config = Config::builder(&profile.name)
+                .transport(transport)
+                .client(client.policy.checked_as)
+                .key(client.key.name)
+                .server(server)
+                .bounds(bounds_for(client))
+                .build();
             let flags = config.to_string();
             let base = ClientVerdict {
                 profile: profile.name.clone(),

@@ -9,9 +9,7 @@ use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayVerdict as Verdict, Revision};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{
-    Action, Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
-};
+use mcp_once_model::{Action, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport};
 use mcp_once_testkit::process::assert_groups_gone;
 use mcp_once_testkit::{fixtures, jsonl, scratch};
 
@@ -20,17 +18,7 @@ use mcp_once_testkit::{fixtures, jsonl, scratch};
 #[test]
 fn a_query_answered_unknown_after_a_crash_is_confirmed() {
     let profile = Profile::load("outcome-query").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Stdio,
-        client: ClientPolicy::RetryOnTimeout,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyVolatile,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
-    };
+    let config = Config::builder(&profile.name).key(KeyLifetime::PerCall).server(ServerImpl::KeyVolatile).build();
     let model = McpModel::new(config, profile.clone()).unwrap();
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
     let trace =

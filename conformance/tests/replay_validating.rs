@@ -14,7 +14,7 @@ use mcp_once_conformance::replay::sdk_fixtures::Sdk;
 use mcp_once_conformance::replay::ReplayVerdict as Verdict;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{Action, Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
+use mcp_once_model::{Action, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
 use mcp_once_model::{State, Transport};
 use mcp_once_testkit::jsonl::read_or_empty as read_objects;
 use mcp_once_testkit::scratch;
@@ -122,17 +122,13 @@ fn refused_retry(m: &McpModel) -> Counterexample {
 #[test]
 fn a_refused_retry_after_the_effect_is_confirmed_as_a_silent_effect() {
     let profile = Profile::load("outcome-query").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::ValidatesTaskId,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
+    let config = Config::builder(&profile.name)
+        .transport(Transport::Http)
+        .client(ClientPolicy::RetryAny)
+        .key(KeyLifetime::PerCall)
+        .server(ServerImpl::ValidatesTaskId)
+        .crashes(0)
+        .build();
     let model = McpModel::new(config.clone(), profile.clone()).unwrap();
     let kind = TraceKind::Counterexample(PropertyKind::NoSilentEffect);
     let trace = TraceFile::from_counterexample(&model, kind, &refused_retry(&model), false);

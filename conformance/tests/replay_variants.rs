@@ -39,17 +39,13 @@ fn counterexample_under(
     property: PropertyKind,
 ) -> (TraceFile, Profile) {
     let profile = Profile::load(profile).unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport,
-        client,
-        key: KeyLifetime::None,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds,
-    };
+    let config = Config::builder(&profile.name)
+        .transport(transport)
+        .client(client)
+        .key(KeyLifetime::None)
+        .server(server)
+        .bounds(bounds)
+        .build();
     let model = McpModel::new(config, profile.clone()).unwrap();
     let path = check_property(&model, property).counterexample.expect("the model has a counterexample");
     (TraceFile::from_counterexample(&model, TraceKind::Counterexample(property), &path, false), profile)

@@ -12,9 +12,7 @@ use mcp_once_conformance::replay::process::LaunchSpec;
 use mcp_once_conformance::replay::{replay, KeyAt, ReplayOptions, ReplayVerdict, Revision, Target};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{
-    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
-};
+use mcp_once_model::{Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl};
 use mcp_once_testkit::process::group_alive;
 use mcp_once_testkit::scratch;
 use serde_json::{json, Value};
@@ -24,17 +22,7 @@ const FIXTURE: &str = env!("CARGO_BIN_EXE_mcp-once-fixture");
 
 fn scenario_1() -> (TraceFile, Profile) {
     let profile = Profile::load("mcp-2025-11-25").expect("profile");
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Stdio,
-        client: ClientPolicy::RetryOnTimeout,
-        key: KeyLifetime::None,
-        server: ServerImpl::Plain,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
+    let config = Config::builder(&profile.name).key(KeyLifetime::None).server(ServerImpl::Plain).crashes(0).build();
     let model = McpModel::new(config, profile.clone()).expect("applicable");
     let path = check_property(&model, PropertyKind::AtMostOnce).counterexample.expect("a counterexample");
     (TraceFile::from_counterexample(&model, TraceKind::Counterexample(PropertyKind::AtMostOnce), &path, false), profile)

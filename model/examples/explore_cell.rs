@@ -3,17 +3,14 @@
 use mcp_once_model::*;
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
-    let config = Config {
-        profile: a[0].clone(),
-        transport: a[1].parse().unwrap(),
-        client: a[2].parse().unwrap(),
-        key: a[3].parse().unwrap(),
-        server: a[4].parse().unwrap(),
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: a[5].parse().unwrap(), retries: a[6].parse().unwrap(), crashes: a[7].parse().unwrap() },
-    };
+    let n = |i: usize| a[i].parse::<u8>().unwrap();
+    let config = Config::builder(&a[0])
+        .transport(a[1].parse::<Transport>().unwrap())
+        .client(a[2].parse::<ClientPolicy>().unwrap())
+        .key(a[3].parse::<KeyLifetime>().unwrap())
+        .server(a[4].parse::<ServerImpl>().unwrap())
+        .bounds(Bounds { calls: n(5), retries: n(6), crashes: n(7) })
+        .build();
     let m = McpModel::new(config, Profile::load(&a[0]).unwrap()).unwrap();
     // FULL=1: every reduction off; FIRST_VIEW=1: the first release's view (no lean view).
     let m = if std::env::var_os("FULL").is_some() { m.without_reductions() } else { m };

@@ -193,18 +193,15 @@ impl Scenario {
     /// The model configuration of the scenario under `profile`, over `transport`, against a
     /// server that behaves as `server`.
     pub fn config(&self, profile: &str, transport: Transport, server: ServerImpl) -> Config {
-        let (client, key, bounds) = (self.client, self.key, self.bounds());
-        Config {
-            profile: profile.into(),
-            transport,
-            client,
-            key,
-            server,
-            cancel: None,
-            handler: self.handler,
-            deployment: Default::default(),
-            bounds,
-        }
+        Config::builder(profile)
+            .transport(transport)
+            .client(self.client)
+            .key(self.key)
+            .server(server)
+            .handler(self.handler.kind)
+            .rounds(self.handler.rounds)
+            .bounds(self.bounds())
+            .build()
     }
 
     /// The trace the scenario is replayed with under `profile` (see [`replay_trace`]).
@@ -331,17 +328,15 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                         }
                     }
                     for key in keys {
-                        cells.push(Config {
-                            profile: p.name.clone(),
-                            transport,
-                            client,
-                            key,
-                            server,
-                            cancel: None,
-                            handler: Default::default(),
-                            deployment: Default::default(),
-                            bounds: matrix_bounds(client),
-                        });
+                        cells.push(
+                            Config::builder(&p.name)
+                                .transport(transport)
+                                .client(client)
+                                .key(key)
+                                .server(server)
+                                .bounds(matrix_bounds(client))
+                                .build(),
+                        );
                     }
                 }
             }
@@ -416,4 +411,17 @@ pub fn with_instances(cells: Vec<Config>, instances: &[u8]) -> Vec<Config> {
 /// The built-in profiles, loaded.
 pub fn builtin_profiles() -> Vec<Profile> {
     Profile::builtin_names().into_iter().map(|n| Profile::load(n).expect("built-in profiles load")).collect()
+}
+
+/// The SEP-3182 cell the project holds safe, shared by tests and the benchmarks: HTTP, a client
+/// that retries on any failure with one key per logical call, a durable key store, within
+/// `bounds`.
+pub fn keyed_safe_cell(bounds: Bounds) -> Config {
+    Config::builder("sep-3182")
+        .transport(Transport::Http)
+        .client(ClientPolicy::RetryAny)
+        .key(KeyLifetime::PerCall)
+        .server(ServerImpl::KeyDurable)
+        .bounds(bounds)
+        .build()
 }

@@ -208,7 +208,7 @@ pub fn decode_action([tag, call, attempt]: [u8; ACTION_BYTES]) -> Option<Action>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Bounds, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport};
+    use crate::config::{ClientPolicy, Config, HandlerKind, KeyLifetime, ServerImpl, Transport};
     use crate::model::McpModel;
     use stateright::Model;
 
@@ -216,19 +216,16 @@ mod tests {
     fn states_and_actions_read_back_as_written() {
         let profiles = crate::catalogue::builtin_profiles();
         let profile = profiles.into_iter().find(|p| p.name == "mcp-2026-07-28").unwrap();
-        let config = Config {
-            profile: profile.name.clone(),
-            transport: Transport::Http,
-            client: ClientPolicy::FrameworkRetry,
-            key: KeyLifetime::None,
-            server: ServerImpl::DedupByIdDurable,
-            cancel: None,
-            // A tool that asks for input: rounds, continuations and input-required answers
-            // are written and read back too.
-            handler: Handler::new(HandlerKind::InputAfterEffect, None),
-            deployment: Default::default(),
-            bounds: Bounds { calls: 2, retries: 1, crashes: 1 },
-        };
+        // A tool that asks for input: rounds, continuations and input-required answers are
+        // written and read back too.
+        let config = Config::builder(&profile.name)
+            .transport(Transport::Http)
+            .client(ClientPolicy::FrameworkRetry)
+            .key(KeyLifetime::None)
+            .server(ServerImpl::DedupByIdDurable)
+            .handler(HandlerKind::InputAfterEffect)
+            .calls(2)
+            .build();
         let model = McpModel::new(config, profile).unwrap();
         let (mut frontier, mut checked, mut continued) = (model.init_states(), 0, false);
         let mut actions = Vec::new();

@@ -19,6 +19,7 @@ pub mod action;
 pub mod applicable;
 mod attempt;
 pub mod budget;
+pub mod builder;
 pub mod catalogue;
 mod codec;
 pub mod config;
@@ -48,6 +49,7 @@ mod windows;
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use applicable::NotApplicable;
 pub use budget::{Budget, Stop};
+pub use builder::ConfigBuilder;
 pub use config::{
     Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,
     Transport,

@@ -7,17 +7,14 @@ use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::*;
 
 fn cell(server: ServerImpl, cancel: Option<Cancellation>, crashes: u8) -> McpModel {
-    let config = Config {
-        profile: "sep-3182".into(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server,
-        cancel,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes },
-    };
+    let config = Config::builder("sep-3182")
+        .transport(Transport::Http)
+        .client(ClientPolicy::RetryAny)
+        .key(KeyLifetime::PerCall)
+        .server(server)
+        .cancel(cancel)
+        .crashes(crashes)
+        .build();
     McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
 }
 
@@ -71,17 +68,12 @@ fn presets_are_pairs_and_an_override_equal_to_the_preset_is_the_same_cell() {
     // `plain` with a before-effect override behaves as `honours-cancel`: the same answers.
     let profile = Profile::load("mcp-2026-07-28").unwrap();
     let pair = |server, cancel| {
-        let config = Config {
-            profile: "mcp-2026-07-28".into(),
-            transport: Transport::Http,
-            client: ClientPolicy::RetryOnTimeout,
-            key: KeyLifetime::None,
-            server,
-            cancel,
-            handler: Default::default(),
-            deployment: Default::default(),
-            bounds: Bounds { calls: 1, retries: 1, crashes: 1 },
-        };
+        let config = Config::builder("mcp-2026-07-28")
+            .transport(Transport::Http)
+            .key(KeyLifetime::None)
+            .server(server)
+            .cancel(cancel)
+            .build();
         McpModel::new(config, profile.clone()).unwrap()
     };
     let (a, b) = (pair(ServerImpl::Plain, Some(Cancellation::BeforeEffect)), pair(ServerImpl::HonoursCancel, None));

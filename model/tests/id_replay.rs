@@ -12,17 +12,14 @@ use mcp_once_model::*;
 /// sep-3182 over HTTP (ids unique among outstanding requests, a new id on a retry), two calls,
 /// an id table in memory, a handler that asks for input once before its effect.
 fn model(client: ClientPolicy, retries: u8) -> McpModel {
-    let config = Config {
-        profile: "sep-3182".into(),
-        transport: Transport::Http,
-        client,
-        key: KeyLifetime::None,
-        server: ServerImpl::DedupById,
-        cancel: None,
-        handler: Handler::new(HandlerKind::InputBeforeEffect, Some(1)),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 2, retries, crashes: 0 },
-    };
+    let config = Config::builder("sep-3182")
+        .transport(Transport::Http)
+        .client(client)
+        .server(ServerImpl::DedupById)
+        .handler(HandlerKind::InputBeforeEffect)
+        .rounds(1)
+        .bounds(Bounds { calls: 2, retries, crashes: 0 })
+        .build();
     let profile = Profile::load(&config.profile).unwrap();
     McpModel::new(config, profile).unwrap()
 }

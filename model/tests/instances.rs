@@ -11,19 +11,15 @@ use mcp_once_model::*;
 use stateright::Model;
 
 fn cell(server: ServerImpl, instances: u8, store: Option<StoreScope>, bounds: Bounds) -> Config {
-    let key = if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None };
     let profile = if server.uses_keys() { "sep-3182" } else { "mcp-2026-07-28" };
-    Config {
-        profile: profile.into(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Deployment { instances, store },
-        bounds,
-    }
+    Config::builder(profile)
+        .transport(Transport::Http)
+        .client(ClientPolicy::RetryAny)
+        .server(server)
+        .instances(instances)
+        .store(store)
+        .bounds(bounds)
+        .build()
 }
 
 fn model(config: Config) -> McpModel {

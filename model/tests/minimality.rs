@@ -58,17 +58,7 @@ fn assert_same_answers(reduced: &McpModel, base: &McpModel, what: &str) -> (usiz
 }
 
 fn safe_cell(calls: u8) -> McpModel {
-    let config = Config {
-        profile: "sep-3182".into(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls, retries: 2, crashes: 1 },
-    };
+    let config = catalogue::keyed_safe_cell(Bounds { calls, retries: 2, crashes: 1 });
     McpModel::new(config, Profile::load("sep-3182").unwrap()).unwrap()
 }
 

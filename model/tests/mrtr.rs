@@ -16,18 +16,7 @@ fn cell(
     kind: HandlerKind,
     crashes: u8,
 ) -> Config {
-    let key = if server.uses_keys() { KeyLifetime::PerCall } else { KeyLifetime::None };
-    Config {
-        profile: profile.into(),
-        transport,
-        client,
-        key,
-        server,
-        cancel: None,
-        handler: Handler::new(kind, None),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes },
-    }
+    Config::builder(profile).transport(transport).client(client).server(server).handler(kind).crashes(crashes).build()
 }
 
 fn model(config: Config) -> McpModel {

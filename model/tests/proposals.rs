@@ -25,17 +25,13 @@ fn knob(name: &str, value: &str) -> String {
 }
 
 fn cell(profile: &Profile, key: KeyLifetime, client: ClientPolicy, bounds: Bounds) -> Config {
-    Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client,
-        key,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds,
-    }
+    Config::builder(&profile.name)
+        .transport(Transport::Http)
+        .client(client)
+        .key(key)
+        .server(ServerImpl::KeyDurable)
+        .bounds(bounds)
+        .build()
 }
 
 fn no_crash() -> Bounds {

@@ -24,17 +24,7 @@ fn config(
     server: ServerImpl,
     bounds: Bounds,
 ) -> Config {
-    Config {
-        profile: profile.into(),
-        transport,
-        client,
-        key,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds,
-    }
+    Config::builder(profile).transport(transport).client(client).key(key).server(server).bounds(bounds).build()
 }
 
 fn model(transport: Transport, client: ClientPolicy, server: ServerImpl, bounds: Bounds) -> McpModel {

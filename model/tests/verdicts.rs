@@ -13,17 +13,13 @@ fn cfg(
     server: ServerImpl,
     b: (u8, u8, u8),
 ) -> McpModel {
-    let config = Config {
-        profile: profile.into(),
-        transport,
-        client,
-        key,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: b.0, retries: b.1, crashes: b.2 },
-    };
+    let config = Config::builder(profile)
+        .transport(transport)
+        .client(client)
+        .key(key)
+        .server(server)
+        .bounds(Bounds { calls: b.0, retries: b.1, crashes: b.2 })
+        .build();
     McpModel::new(config, Profile::load(profile).unwrap()).unwrap()
 }
 

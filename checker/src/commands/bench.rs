@@ -17,7 +17,7 @@ use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_model::budget::parse_size;
-use mcp_once_model::catalogue::matrix;
+use mcp_once_model::catalogue::{keyed_safe_cell, matrix};
 use mcp_once_model::{
     explore_with, Bounds, Budget, ClientPolicy, Config, End, KeyLifetime, McpModel, Options, Profile, PropertyKind,
     ServerImpl, Transport, Verdict,
@@ -180,21 +180,6 @@ fn profile(name: &str) -> Profile {
     builtins().into_iter().find(|p| p.name == name).expect("built-in profile")
 }
 
-/// The safe SEP-3182 cell of the issue: HTTP, retry-any, per-call key, durable key store.
-fn safe_cell(bounds: Bounds) -> Config {
-    Config {
-        profile: "sep-3182".into(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds,
-    }
-}
-
 /// Search one cell in a fresh process of this binary (so that its peak memory is its own) and
 /// read back its figures; with `max_memory`, the search stops before passing it.
 fn run_one(name: &str, config: Config, max_memory: Option<u64>) -> Result<CellRun> {
@@ -261,16 +246,9 @@ fn verdict_name(v: Verdict) -> &'static str {
 /// search was killed by the kernel at 24 GB before budgets existed.
 fn largest_cells() -> Vec<(String, Config)> {
     let max = Bounds { calls: 3, retries: 3, crashes: 3 };
-    let cell = |profile: &str, key, server, bounds| Config {
-        profile: profile.into(),
-        transport: Transport::Http,
-        client: ClientPolicy::FrameworkRetry,
-        key,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds,
+    let cell = |profile: &str, key: KeyLifetime, server: ServerImpl, bounds| {
+        let b = Config::builder(profile).transport(Transport::Http).client(ClientPolicy::FrameworkRetry);
+        b.key(key).server(server).bounds(bounds).build()
     };
     let mut cells = vec![(
         "issue 16: c3 r2 k1".to_string(),
@@ -361,7 +339,7 @@ fn growth(quick: bool) -> Result<Vec<CellRun>> {
         }
         seen.push(b);
         let name = format!("{what}: c{} r{} k{}", b.calls, b.retries, b.crashes);
-        rows.push(run_one(&name, safe_cell(b), None)?);
+        rows.push(run_one(&name, keyed_safe_cell(b), None)?);
     }
     Ok(rows)
 }
@@ -378,9 +356,13 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     let part = |p: Part| a.only.is_none_or(|o| o == p);
     let mut cells = Vec::new();
     if part(Part::Cells) {
-        cells.push(run_one("safe cell, 2 calls", safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), None)?);
+        cells.push(run_one("safe cell, 2 calls", keyed_safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), None)?);
         if !a.quick {
-            cells.push(run_one("safe cell, 3 calls", safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }), None)?);
+            cells.push(run_one(
+                "safe cell, 3 calls",
+                keyed_safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }),
+                None,
+            )?);
         }
     }
     let matrix = if part(Part::Matrix) { Some(run_matrix(a.quick)?) } else { None };

@@ -394,17 +394,13 @@ pub fn model_trace(
     wanted: Wanted,
 ) -> Result<(TraceFile, Profile), FixtureError> {
     let profile = Profile::load(profile)?;
-    let config = Config {
-        profile: profile.name.clone(),
-        transport,
-        client,
-        key,
-        server,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries, crashes },
-    };
+    let config = Config::builder(&profile.name)
+        .transport(transport)
+        .client(client)
+        .key(key)
+        .server(server)
+        .bounds(Bounds { calls: 1, retries, crashes })
+        .build();
     let trace = replay_trace(config, &profile, wanted)?.ok_or(FixtureError::NoTrace)?;
     Ok((trace, profile))
 }

@@ -8,9 +8,7 @@ use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{replay, ReplayResult};
 use mcp_once_model::search::check_property;
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{
-    Bounds, ClientPolicy, Config, KeyLifetime, McpModel, Profile, PropertyKind, ServerImpl, Transport,
-};
+use mcp_once_model::{Bounds, Config, McpModel, Profile, PropertyKind};
 use mcp_once_testkit::jsonl::read as read_objects;
 use mcp_once_testkit::process::assert_groups_gone;
 use std::path::Path;
@@ -29,17 +27,7 @@ pub fn paths() -> FixturePaths {
 #[allow(dead_code)] // replay_validating builds its own cell and trace
 pub fn durable_key_cell() -> (Config, Profile) {
     let profile = Profile::load("sep-3182").unwrap();
-    let config = Config {
-        profile: profile.name.clone(),
-        transport: Transport::Http,
-        client: ClientPolicy::RetryAny,
-        key: KeyLifetime::PerCall,
-        server: ServerImpl::KeyDurable,
-        cancel: None,
-        handler: Default::default(),
-        deployment: Default::default(),
-        bounds: Bounds { calls: 1, retries: 1, crashes: 0 },
-    };
+    let config = mcp_once_model::catalogue::keyed_safe_cell(Bounds { calls: 1, retries: 1, crashes: 0 });
     (config, profile)
 }
 
