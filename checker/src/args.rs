@@ -5,7 +5,8 @@
 use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
-use mcp_once_conformance::replay::{observer::Observer, KeyAt, ReplayOptions, Revision, Target};
+use mcp_once_conformance::replay::observer::{Observer, Source};
+use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, TargetError};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
     Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind, ServerImpl,
@@ -24,7 +25,7 @@ pub enum Format {
 }
 
 /// A value parsed with its `FromStr` (the model's names), for clap.
-pub fn parse<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
+pub fn parse<T: std::str::FromStr<Err = mcp_once_model::BadValue>>(s: &str) -> Result<T, mcp_once_model::BadValue> {
     s.parse()
 }
 
@@ -275,13 +276,7 @@ pub enum OutFormat {
 impl TargetArgs {
     /// The runner's options.
     pub fn options(&self) -> Result<ReplayOptions> {
-        let target = Target::from_options(
-            self.stdio.as_deref(),
-            self.http.as_deref(),
-            self.launch.as_deref(),
-            &self.env,
-            self.cwd.clone(),
-        )?;
+        let target = self.target()?;
         let args: serde_json::Value = serde_json::from_str(&self.args).map_err(|e| anyhow!("--args: not JSON: {e}"))?;
         let serde_json::Value::Object(args) = args else { return Err(anyhow!("--args: must be a JSON object")) };
         let hold_args = match self.hold_args.as_deref().map(serde_json::from_str::<serde_json::Value>) {
@@ -290,12 +285,7 @@ impl TargetArgs {
             Some(Ok(_)) => return Err(anyhow!("--hold-args: must be a JSON object")),
             Some(Err(e)) => return Err(anyhow!("--hold-args: not JSON: {e}")),
         };
-        let observer = Observer::parse(
-            &self.observe,
-            self.observe_filter.as_deref(),
-            self.observe_args.as_deref(),
-            self.observe_step,
-        )?;
+        let observer = self.observer()?;
         Ok(ReplayOptions {
             target,
             tool: self.tool.clone(),
@@ -314,5 +304,53 @@ impl TargetArgs {
             skip_non_json: self.skip_non_json,
             more_instances: Vec::new(),
         })
+    }
+
+    /// The server under test, from `--stdio` or `--http` (with `--launch`), `--env` and `--cwd`.
+    fn target(&self) -> Result<Target> {
+        let mut env = Vec::new();
+        for e in &self.env {
+            let (k, v) = e.split_once('=').ok_or_else(|| anyhow!("--env: `{e}` is not KEY=VALUE"))?;
+            env.push((k.to_string(), v.to_string()));
+        }
+        let cwd = self.cwd.clone();
+        match (&self.stdio, &self.http) {
+            (Some(_), None) if self.launch.is_some() => Err(anyhow!("--launch goes with --http, not --stdio")),
+            (Some(cmd), None) => Target::stdio(cmd, env, cwd).map_err(|e| anyhow!("--stdio: {e}")),
+            (None, Some(url)) => Target::http(url, self.launch.as_deref(), env, cwd).map_err(|e| match e {
+                TargetError::Command(e) => anyhow!("--launch: {e}"),
+                e @ TargetError::NotHttpUrl { .. } => anyhow!("--http: {e}"),
+            }),
+            (Some(_), Some(_)) => Err(anyhow!("give either --stdio or --http, not both")),
+            (None, None) => Err(anyhow!("give the server: --stdio \"CMD\" or --http URL [--launch \"CMD\"]")),
+        }
+    }
+
+    /// How effects are counted, from `--observe`, `--observe-filter`, `--observe-args` and
+    /// `--observe-step`.
+    fn observer(&self) -> Result<Observer> {
+        let mut source = Source::parse(&self.observe).map_err(|e| anyhow!("--observe: {e}"))?;
+        match (&mut source, &self.observe_filter) {
+            (_, None) => {}
+            (Source::Ledger { filter, .. }, Some(f)) => {
+                let (field, value) =
+                    f.split_once('=').ok_or_else(|| anyhow!("--observe-filter: `{f}` is not FIELD=JSON"))?;
+                let value = serde_json::from_str(value)
+                    .map_err(|e| anyhow!("--observe-filter: the value of `{field}` is not JSON: {e}"))?;
+                *filter = Some((field.to_string(), value));
+            }
+            (_, Some(_)) => return Err(anyhow!("--observe-filter applies to ledger: observers only")),
+        }
+        match (&mut source, &self.observe_args) {
+            (_, None) => {}
+            (Source::Tool { args, .. }, Some(a)) => {
+                *args = serde_json::from_str(a).map_err(|e| anyhow!("--observe-args: not JSON: {e}"))?;
+                if !args.is_object() {
+                    return Err(anyhow!("--observe-args: must be a JSON object"));
+                }
+            }
+            (_, Some(_)) => return Err(anyhow!("--observe-args applies to tool: observers only")),
+        }
+        Observer::new(source, self.observe_step).map_err(|e| anyhow!("--observe-step: {e}"))
     }
 }

@@ -170,6 +170,10 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
         ),
         (&["replay", t, "--stdio", "x", "--observe", "ledger:l", "--key-at", "header:x"], "--key-at"),
         (&["probe", "--stdio", "x", "--observe", "tool:"], "tool name"),
+        (&["probe", "--stdio", "x", "--observe", "cmd:wc -l l", "--observe-filter", "a=1"], "--observe-filter"),
+        (&["probe", "--stdio", "x", "--observe", "ledger:l", "--observe-step", "0"], "--observe-step"),
+        (&["probe", "--http", "http://127.0.0.1:1/mcp", "--launch", "node 'x", "--observe", "ledger:l"], "--launch"),
+        (&["probe", "--stdio", "x", "--observe", "ledger:l", "--checks", "no-such-check"], "--checks: no check"),
     ];
     for (args, names) in cases {
         let out = mcp_once!().args(*args).output().unwrap();

@@ -96,7 +96,7 @@ fn soak(runs: usize) {
             tool: "charge".into(),
             args: json!({"amount": 42}).as_object().cloned().expect("object"),
             key_at: KeyAt::Params,
-            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0).expect("observer"),
+            observer: Observer::ledger(ledger.clone()),
             revision: Some(Revision::R2025_11_25),
             step_timeout: Duration::from_secs(10),
             start_timeout: Duration::from_secs(20),

@@ -161,24 +161,36 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// Parse a size as `--max-memory` takes it: a number of bytes with an optional suffix `K`,
-/// `M`, `G` or `T` (powers of 1024; `KB`, `KiB` and lower case are accepted too).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+/// Why a text is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// Not a number with an optional binary suffix.
+    #[error("`{0}` is not a size (expected e.g. 512M, 4G or a number of bytes)")]
+    NotASize(String),
+    /// Under one byte, or beyond what a u64 holds.
+    #[error("`{0}` is not a usable size (at least 1 byte)")]
+    Unusable(String),
+}
+
+/// Parse a size: a number of bytes with an optional suffix `K`, `M`, `G` or `T` (powers of
+/// 1024; `KB`, `KiB` and lower case are accepted too).
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     let t = text.trim();
     let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
+    let not_a_size = || SizeError::NotASize(text.to_string());
     let shift = match unit.trim().to_ascii_lowercase().trim_end_matches("ib").trim_end_matches('b') {
         "" => 0,
         "k" => 10,
         "m" => 20,
         "g" => 30,
         "t" => 40,
-        _ => return Err(format!("`{text}` is not a size (expected e.g. 512M, 4G or a number of bytes)")),
+        _ => return Err(not_a_size()),
     };
-    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a size (expected e.g. 512M or 4G)"))?;
+    let value: f64 = number.parse().map_err(|_| not_a_size())?;
     let bytes = value * (1u64 << shift) as f64;
     if !(1.0..=u64::MAX as f64).contains(&bytes) {
-        return Err(format!("`{text}` is not a usable size (at least 1 byte)"));
+        return Err(SizeError::Unusable(text.to_string()));
     }
     Ok(bytes as u64)
 }
@@ -194,9 +206,9 @@ mod tests {
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("2048"), Ok(2048));
         assert_eq!(parse_size("64kb"), Ok(64 << 10));
-        assert!(parse_size("4X").is_err());
-        assert!(parse_size("G").is_err());
-        assert!(parse_size("0").is_err());
+        assert_eq!(parse_size("4X"), Err(SizeError::NotASize("4X".into())));
+        assert_eq!(parse_size("G"), Err(SizeError::NotASize("G".into())));
+        assert_eq!(parse_size("0"), Err(SizeError::Unusable("0".into())));
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub use config::{
 };
 pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
 pub use model::McpModel;
+pub use named::BadValue;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
 pub use search::{

@@ -68,12 +68,12 @@ macro_rules! named_enum {
             }
         }
         impl ::std::str::FromStr for $name {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
+            type Err = $crate::named::BadValue;
+            fn from_str(s: &str) -> Result<Self, $crate::named::BadValue> {
                 $name::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
                     let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
                     let message: fn(&str, &str) -> String = $err;
-                    message(s, &names.join(", "))
+                    $crate::named::BadValue::new(s, message(s, &names.join(", ")))
                 })
             }
         }
@@ -81,3 +81,27 @@ macro_rules! named_enum {
 }
 
 pub(crate) use named_enum;
+
+/// A text that spells no value of a type parsed from text (a named enum, a window, a trace's
+/// property): what was given, and a message saying what is expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadValue {
+    /// The text given.
+    pub given: String,
+    message: String,
+}
+
+impl BadValue {
+    /// `given` refused, with the message a user reads (it names what is expected).
+    pub fn new(given: &str, message: impl Into<String>) -> BadValue {
+        BadValue { given: given.to_string(), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BadValue {}

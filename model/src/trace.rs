@@ -81,16 +81,16 @@ impl std::fmt::Display for TraceKind {
 }
 
 impl std::str::FromStr for TraceKind {
-    type Err = String;
+    type Err = crate::named::BadValue;
 
     /// A property's name, or `worst-case`.
-    fn from_str(s: &str) -> Result<TraceKind, String> {
+    fn from_str(s: &str) -> Result<TraceKind, crate::named::BadValue> {
         if s == WORST_CASE {
             return Ok(TraceKind::WorstCase);
         }
         s.parse::<PropertyKind>().map(TraceKind::Counterexample).map_err(|_| {
             let names: Vec<&str> = PropertyKind::ALL.iter().map(|p| p.as_str()).chain([WORST_CASE]).collect();
-            format!("unknown property `{s}` (expected one of: {})", names.join(", "))
+            crate::named::BadValue::new(s, format!("unknown property `{s}` (expected one of: {})", names.join(", ")))
         })
     }
 }

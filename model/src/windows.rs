@@ -59,19 +59,20 @@ fn spell(d: Duration, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     }
 }
 
-fn parse_duration(knob: &str, s: &str, words: &str) -> Result<Duration, String> {
+fn parse_duration(knob: &str, s: &str, words: &str) -> Result<Duration, crate::named::BadValue> {
     match humantime::parse_duration(s) {
         Ok(d) if d > Duration::ZERO => Ok(d),
-        Ok(_) => Err(format!("`{s}`: a {knob} of zero is not a window")),
-        Err(e) => Err(format!(
-            "unknown value `{s}` (expected one of: {words}, or a duration such as `300s`, `1h`, `24h`: {e})"
+        Ok(_) => Err(crate::named::BadValue::new(s, format!("`{s}`: a {knob} of zero is not a window"))),
+        Err(e) => Err(crate::named::BadValue::new(
+            s,
+            format!("unknown value `{s}` (expected one of: {words}, or a duration such as `300s`, `1h`, `24h`: {e})"),
         )),
     }
 }
 
 impl FromStr for Retention {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::named::BadValue;
+    fn from_str(s: &str) -> Result<Self, crate::named::BadValue> {
         Ok(match s {
             "bounded" => Self::Bounded,
             "unbounded" => Self::Unbounded,
@@ -82,8 +83,8 @@ impl FromStr for Retention {
 }
 
 impl FromStr for RetryHorizon {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = crate::named::BadValue;
+    fn from_str(s: &str) -> Result<Self, crate::named::BadValue> {
         Ok(match s {
             "unbounded" => Self::Unbounded,
             _ => Self::Within(parse_duration("retry horizon", s, "unbounded")?),
@@ -156,8 +157,8 @@ mod tests {
         assert_eq!(h("90s").to_string(), "90s");
         assert_eq!(r("1day").to_string(), "24h");
         assert_eq!(r("1h 30m").to_string(), "90m");
-        let e = "soon".parse::<Retention>().unwrap_err();
+        let e = "soon".parse::<Retention>().unwrap_err().to_string();
         assert!(e.starts_with("unknown value `soon` (expected one of: bounded, unbounded, none, or a duration"), "{e}");
-        assert!("0s".parse::<RetryHorizon>().unwrap_err().contains("zero"));
+        assert!("0s".parse::<RetryHorizon>().unwrap_err().to_string().contains("zero"));
     }
 }

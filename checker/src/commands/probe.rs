@@ -6,6 +6,7 @@ use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::replay;
 use mcp_once_conformance::replay::baseline::ExpectedFailures;
+use mcp_once_conformance::replay::probe::ProbeError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,9 +42,15 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let Some(checks) = replay::run_probe(options, keyed, &a.checks)? else {
-        eprintln!("mcp-once: probe interrupted; every server process group was killed");
-        return Ok(ExitCode::from(2));
+    let checks = match replay::run_probe(options, keyed, &a.checks)? {
+        Some(Ok(checks)) => checks,
+        Some(Err(e @ ProbeError::UnknownCheck { .. })) => return Err(anyhow!("--checks: {e}")),
+        Some(Err(e @ ProbeError::Evidence { .. })) => return Err(anyhow!("--evidence: {e}")),
+        Some(Err(e)) => return Err(e.into()),
+        None => {
+            eprintln!("mcp-once: probe interrupted; every server process group was killed");
+            return Ok(ExitCode::from(2));
+        }
     };
     let judged = baseline.as_ref().map(|b| b.judge(&checks));
     match a.format {

@@ -68,11 +68,11 @@ impl fmt::Display for Scenario {
 }
 
 impl FromStr for Scenario {
-    type Err = String;
+    type Err = mcp_once_model::BadValue;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Scenario::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| {
             let names: Vec<&str> = Scenario::ALL.iter().map(|v| v.as_str()).collect();
-            format!("unknown scenario {s:?} (expected one of {})", names.join(", "))
+            mcp_once_model::BadValue::new(s, format!("unknown scenario {s:?} (expected one of {})", names.join(", ")))
         })
     }
 }

@@ -126,7 +126,7 @@ pub fn classify(bytes: &[u8]) -> Frame {
 
 /// Whether `v` is a JSON-RPC 2.0 message: `jsonrpc` "2.0", and a method, or an id with exactly
 /// one of `result` and `error`.
-pub fn check_message(v: &Value) -> Result<(), String> {
+pub(crate) fn check_message(v: &Value) -> Result<(), String> {
     let obj = v.as_object().ok_or("a JSON value that is not an object")?;
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("a JSON object without \"jsonrpc\": \"2.0\"".into());

@@ -20,7 +20,7 @@ impl Session {
 
     /// Select instance `instance`: from now on the session's steps act on its process and
     /// connection.
-    pub fn select(&mut self, instance: u8) -> Result<(), String> {
+    pub(crate) fn select(&mut self, instance: u8) -> Result<(), String> {
         if instance == self.active {
             return Ok(());
         }
@@ -45,7 +45,7 @@ impl Session {
     }
 
     /// Start every instance after the first (selected, then instance 0 selected again).
-    pub async fn start_others(&mut self) -> Result<(), String> {
+    pub(crate) async fn start_others(&mut self) -> Result<(), String> {
         for i in 1..self.instances() as u8 {
             self.select(i)?;
             self.start().await.map_err(|e| format!("instance {i}: {e}"))?;

@@ -61,5 +61,5 @@ pub use driver::replay;
 pub use run::{block_on, block_on_interruptible, interrupted, load_trace, run_probe, run_replay};
 pub use types::{
     read_result, revision_for, write_result, KeyAt, ReplayOptions, ReplayResult, ReplayVerdict, Revision, StepRecord,
-    Target,
+    Target, TargetError,
 };

@@ -4,7 +4,6 @@
 //! over its text). A reading is a number; `step` says how much it moves per effect (1 for a
 //! count, -42 for a balance that drops by 42), so effects = (reading - baseline) / step.
 
-use anyhow::{anyhow, Context, Result};
 use regex::Regex;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -56,73 +55,89 @@ pub struct Observer {
     pub step: f64,
 }
 
-impl Observer {
+/// Why an observer could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ObserverError {
+    /// Not `KIND:REST`.
+    #[error("`{0}` is not ledger:PATH, cmd:COMMAND, sh:SCRIPT or tool:NAME[:SELECTOR]")]
+    NoKind(String),
+    /// A kind this runner does not know.
+    #[error("unknown observer `{0}` (ledger, cmd, sh or tool)")]
+    UnknownKind(String),
+    /// `ledger:` with no path.
+    #[error("ledger: needs a path")]
+    NoPath,
+    /// `sh:` with no script.
+    #[error("sh: needs a script")]
+    NoScript,
+    /// `cmd:` whose command line does not split.
+    #[error("cmd: {0}")]
+    Command(#[from] crate::replay::process::CommandLineError),
+    /// `tool:` with no tool name.
+    #[error("tool: needs a tool name")]
+    NoToolName,
+    /// A tool selector that is neither a JSON pointer nor `re:REGEX`.
+    #[error("tool selector `{0}` is neither a JSON pointer (/…) nor re:REGEX")]
+    BadSelector(String),
+    /// `re:REGEX` that does not compile.
+    #[error("bad regex `{re}`: {why}")]
+    BadRegex {
+        /// The pattern.
+        re: String,
+        /// What the regex compiler said.
+        why: String,
+    },
+    /// A step of zero (or not a number): readings could never be turned into effects.
+    #[error("the step must be a non-zero number, not {0}")]
+    BadStep(f64),
+}
+
+impl Source {
     /// Parse `ledger:PATH`, `cmd:COMMAND` (split into argv, no shell), `sh:SCRIPT` (run by
     /// `sh -c`, for pipes and redirections) or `tool:NAME[:SELECTOR]` (SELECTOR: a JSON pointer
-    /// starting with `/`, or `re:REGEX`; default `/count`). `filter` (`FIELD=JSON`), `tool_args`
-    /// (JSON) and `step` come from their own options.
-    pub fn parse(spec: &str, filter: Option<&str>, tool_args: Option<&str>, step: f64) -> Result<Observer> {
-        if step == 0.0 || !step.is_finite() {
-            return Err(anyhow!("--observe-step: must be a non-zero number"));
-        }
-        let (kind, rest) = spec.split_once(':').ok_or_else(|| {
-            anyhow!("--observe: `{spec}` is not ledger:PATH, cmd:COMMAND, sh:SCRIPT or tool:NAME[:SELECTOR]")
-        })?;
-        let source = match kind {
-            "ledger" => {
-                if rest.is_empty() {
-                    return Err(anyhow!("--observe: ledger: needs a path"));
-                }
-                let filter = match filter {
-                    None => None,
-                    Some(f) => {
-                        let (field, value) =
-                            f.split_once('=').ok_or_else(|| anyhow!("--observe-filter: `{f}` is not FIELD=JSON"))?;
-                        let value: Value = serde_json::from_str(value)
-                            .with_context(|| format!("--observe-filter: the value of `{field}` is not JSON"))?;
-                        Some((field.to_string(), value))
-                    }
-                };
-                Source::Ledger { path: PathBuf::from(rest), filter }
-            }
-            "cmd" => Source::Command { argv: crate::replay::process::split_command("--observe cmd:", rest)? },
-            "sh" if rest.trim().is_empty() => return Err(anyhow!("--observe: sh: needs a script")),
+    /// starting with `/`, or `re:REGEX`; default `/count`). A ledger has no filter and a tool
+    /// no arguments: set them on the result.
+    pub fn parse(spec: &str) -> Result<Source, ObserverError> {
+        let (kind, rest) = spec.split_once(':').ok_or_else(|| ObserverError::NoKind(spec.to_string()))?;
+        Ok(match kind {
+            "ledger" if rest.is_empty() => return Err(ObserverError::NoPath),
+            "ledger" => Source::Ledger { path: PathBuf::from(rest), filter: None },
+            "cmd" => Source::Command { argv: crate::replay::process::split_command(rest)? },
+            "sh" if rest.trim().is_empty() => return Err(ObserverError::NoScript),
             "sh" => Source::Command { argv: vec!["sh".into(), "-c".into(), rest.into()] },
             "tool" => {
-                let (name, selector) = match rest.split_once(':') {
-                    Some((n, s)) => (n, s),
-                    None => (rest, "/count"),
-                };
+                let (name, selector) = rest.split_once(':').unwrap_or((rest, "/count"));
                 if name.is_empty() {
-                    return Err(anyhow!("--observe: tool: needs a tool name"));
+                    return Err(ObserverError::NoToolName);
                 }
                 let extract = if let Some(re) = selector.strip_prefix("re:") {
-                    Extract::Regex(Regex::new(re).with_context(|| format!("--observe: bad regex `{re}`"))?)
+                    let regex = Regex::new(re)
+                        .map_err(|e| ObserverError::BadRegex { re: re.to_string(), why: e.to_string() })?;
+                    Extract::Regex(regex)
                 } else if selector.starts_with('/') || selector.is_empty() {
                     Extract::Pointer(selector.to_string())
                 } else {
-                    return Err(anyhow!(
-                        "--observe: tool selector `{selector}` is neither a JSON pointer (/…) nor re:REGEX"
-                    ));
+                    return Err(ObserverError::BadSelector(selector.to_string()));
                 };
-                let args = match tool_args {
-                    Some(a) => serde_json::from_str(a).context("--observe-args: not JSON")?,
-                    None => Value::Object(Default::default()),
-                };
-                if !args.is_object() {
-                    return Err(anyhow!("--observe-args: must be a JSON object"));
-                }
-                Source::Tool { name: name.to_string(), args, extract }
+                Source::Tool { name: name.to_string(), args: Value::Object(Default::default()), extract }
             }
-            other => return Err(anyhow!("--observe: unknown observer `{other}` (ledger, cmd or tool)")),
-        };
-        if filter.is_some() && !matches!(source, Source::Ledger { .. }) {
-            return Err(anyhow!("--observe-filter applies to ledger: observers only"));
-        }
-        if tool_args.is_some() && !matches!(source, Source::Tool { .. }) {
-            return Err(anyhow!("--observe-args applies to tool: observers only"));
+            other => return Err(ObserverError::UnknownKind(other.to_string())),
+        })
+    }
+}
+
+impl Observer {
+    /// An observer of `source` whose reading moves by `step` per effect (never 0).
+    pub fn new(source: Source, step: f64) -> Result<Observer, ObserverError> {
+        if step == 0.0 || !step.is_finite() {
+            return Err(ObserverError::BadStep(step));
         }
         Ok(Observer { source, step })
+    }
+
+    /// An observer counting every line of a ledger file, one per effect.
+    pub fn ledger(path: PathBuf) -> Observer {
+        Observer { source: Source::Ledger { path, filter: None }, step: 1.0 }
     }
 
     /// Whether readings survive the server process (false for a tool observer: the server may
@@ -133,7 +148,7 @@ impl Observer {
 
     /// Effects between a baseline reading and a reading, if the difference is a whole number
     /// of steps.
-    pub fn effects(&self, baseline: f64, reading: f64) -> Result<i64, String> {
+    pub(crate) fn effects(&self, baseline: f64, reading: f64) -> Result<i64, String> {
         let n = (reading - baseline) / self.step;
         if (n - n.round()).abs() > 1e-9 {
             return Err(format!(
@@ -160,7 +175,7 @@ impl Observer {
 /// Read a ledger file (absent = 0): its complete effect lines (see [`crate::ledger_count`]; a
 /// torn last line is not counted). A complete line that is not a JSON object makes the reading
 /// fail, naming the line: the observer cannot tell what it is.
-pub async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)>) -> Result<f64, String> {
+pub(crate) async fn read_ledger(path: &std::path::Path, filter: Option<&(String, Value)>) -> Result<f64, String> {
     let bytes = match tokio::fs::read(path).await {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0.0),
@@ -187,7 +202,7 @@ pub async fn read_ledger_lines(path: &std::path::Path, filter: Option<&(String, 
 }
 
 /// Run an observer command with a bound and parse the number it prints.
-pub async fn read_command(argv: &[String], bound: Duration) -> Result<f64, String> {
+pub(crate) async fn read_command(argv: &[String], bound: Duration) -> Result<f64, String> {
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .stdin(Stdio::null())
@@ -215,7 +230,7 @@ pub async fn read_command(argv: &[String], bound: Duration) -> Result<f64, Strin
 }
 
 /// Take the number out of a `tools/call` result.
-pub fn extract(result: &Value, how: &Extract) -> Result<f64, String> {
+pub(crate) fn extract(result: &Value, how: &Extract) -> Result<f64, String> {
     if result.get("isError") == Some(&Value::Bool(true)) {
         return Err(format!("the observer tool returned an error: {result}"));
     }
@@ -271,30 +286,23 @@ mod tests {
 
     #[test]
     fn observer_specs_parse() {
-        assert!(matches!(
-            Observer::parse("ledger:l.jsonl", Some("sdk=\"rust\""), None, 1.0).unwrap().source,
-            Source::Ledger { filter: Some(_), .. }
-        ));
-        assert!(matches!(
-            Observer::parse("tool:balance:/balance", None, Some("{\"account\":\"a\"}"), -42.0).unwrap().source,
-            Source::Tool { .. }
-        ));
+        assert!(matches!(Source::parse("ledger:l.jsonl").unwrap(), Source::Ledger { filter: None, .. }));
+        assert!(matches!(Source::parse("tool:balance:/balance").unwrap(), Source::Tool { .. }));
         assert!(
-            matches!(Observer::parse("tool:ledger_count", None, None, 1.0).unwrap().source, Source::Tool { extract: Extract::Pointer(ref p), .. } if p == "/count")
+            matches!(Source::parse("tool:ledger_count").unwrap(), Source::Tool { extract: Extract::Pointer(ref p), .. } if p == "/count")
         );
-        for (spec, filter, args, step, why) in [
-            ("ledger", None, None, 1.0, "is not ledger:PATH"),
-            ("disk:x", None, None, 1.0, "unknown observer"),
-            ("cmd:", None, None, 1.0, "empty command"),
-            ("tool:x:count", None, None, 1.0, "neither a JSON pointer"),
-            ("tool:x:re:(", None, None, 1.0, "bad regex"),
-            ("ledger:l", Some("sdk"), None, 1.0, "FIELD=JSON"),
-            ("cmd:wc -l l", Some("a=1"), None, 1.0, "ledger: observers only"),
-            ("ledger:l", None, None, 0.0, "non-zero"),
+        for (spec, why) in [
+            ("ledger", "is not ledger:PATH"),
+            ("ledger:", "needs a path"),
+            ("disk:x", "unknown observer"),
+            ("cmd:", "empty command"),
+            ("tool:x:count", "neither a JSON pointer"),
+            ("tool:x:re:(", "bad regex"),
         ] {
-            let e = Observer::parse(spec, filter, args, step).unwrap_err().to_string();
+            let e = Source::parse(spec).unwrap_err().to_string();
             assert!(e.contains(why), "{spec}: {e}");
         }
+        assert!(matches!(Observer::new(Source::parse("ledger:l").unwrap(), 0.0), Err(ObserverError::BadStep(_))));
     }
 
     #[test]
@@ -304,10 +312,10 @@ mod tests {
         assert_eq!(extract(&r, &Extract::Pointer("/tx".into())), Ok(2.0));
         assert_eq!(extract(&r, &Extract::Regex(Regex::new(r"balance: (\d+)").unwrap())), Ok(58.0));
         assert!(extract(&json!({"isError": true, "content": []}), &Extract::Pointer("/count".into())).is_err());
-        let sh = Observer::parse("sh:wc -l < l.txt", None, None, 1.0).unwrap();
-        assert!(matches!(&sh.source, Source::Command { argv } if argv == &["sh", "-c", "wc -l < l.txt"]));
-        assert!(Observer::parse("sh: ", None, None, 1.0).is_err());
-        let o = Observer::parse("cmd:echo 1", None, None, -42.0).unwrap();
+        let sh = Source::parse("sh:wc -l < l.txt").unwrap();
+        assert!(matches!(&sh, Source::Command { argv } if argv == &["sh", "-c", "wc -l < l.txt"]));
+        assert!(Source::parse("sh: ").is_err());
+        let o = Observer::new(Source::parse("cmd:echo 1").unwrap(), -42.0).unwrap();
         assert_eq!(o.effects(100.0, 16.0), Ok(2));
         assert!(o.effects(100.0, 50.0).is_err());
     }

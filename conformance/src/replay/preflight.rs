@@ -59,7 +59,7 @@ const NOT_IMPLEMENTED: &str = "not implemented";
 
 /// Await the response to the runner's request `id` on the current connection, within the step
 /// bound (and two pacing windows).
-pub async fn await_response(session: &mut Session, id: &Value) -> Result<Value, String> {
+pub(crate) async fn await_response(session: &mut Session, id: &Value) -> Result<Value, String> {
     let deadline = Instant::now() + session.opts.step_timeout + session.opts.window * 2;
     let gen = session.generation();
     let seen = session

@@ -51,9 +51,35 @@ fn scenario_traces(
     Ok(out)
 }
 
-fn evidence_for(options: &ReplayOptions, sub: &str) -> Result<Evidence, String> {
+/// Why the probe could not run at all (a check that ran and failed is a record, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// A check was asked for by an id that is not one of this transport's checks.
+    #[error("no check `{id}` here (the checks over {transport}: {})", known.join(", "))]
+    UnknownCheck {
+        /// The id asked for.
+        id: String,
+        /// The transport of the target (`stdio` or `http`).
+        transport: &'static str,
+        /// The checks there are.
+        known: Vec<&'static str>,
+    },
+    /// The evidence folder could not be made or written.
+    #[error("the evidence folder {}: {source}", dir.display())]
+    Evidence {
+        /// The folder asked for.
+        dir: std::path::PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+    /// A built-in profile did not load (a defect of this build).
+    #[error(transparent)]
+    Profile(#[from] mcp_once_model::ProfileError),
+}
+
+fn evidence_for(options: &ReplayOptions, sub: &str) -> Result<Evidence, ProbeError> {
     let dir = options.evidence_dir.as_ref().map(|d| d.join(sub));
-    Evidence::new(dir.as_deref()).map_err(|e| format!("--evidence: {e}"))
+    Evidence::new(dir.as_deref()).map_err(|source| ProbeError::Evidence { dir: dir.unwrap_or_default(), source })
 }
 
 /// One scenario's check: each of its traces replayed on a fresh server. A confirmed trace is a
@@ -91,7 +117,7 @@ async fn scenario_check(
                 let evidence = match evidence_for(options, &name) {
                     Ok(e) => e,
                     Err(e) => {
-                        problem = Some(e);
+                        problem = Some(e.to_string());
                         break;
                     }
                 };
@@ -243,23 +269,23 @@ pub fn check_ids(transport: Transport, keyed: bool) -> Vec<&'static str> {
 /// (with a key placement) the SEP-3182 checks. `only` selects checks by id (the preflight
 /// always runs). A setup error in the preflight (the server did not start, has no such tool, an
 /// observer that cannot be read) stops the probe there: it is reported once, on the preflight.
-pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String]) -> Result<Vec<CheckRecord>, String> {
+pub async fn probe(
+    options: ReplayOptions,
+    key_checks_on: bool,
+    only: &[String],
+) -> Result<Vec<CheckRecord>, ProbeError> {
     let revision = options.revision.unwrap_or(Revision::R2025_11_25);
     let profile_name = match revision {
         Revision::R2025_11_25 => "mcp-2025-11-25",
         Revision::R2026_07_28 => "mcp-2026-07-28",
     };
-    let profile = Profile::load(profile_name).map_err(|e| e.to_string())?;
+    let profile = Profile::load(profile_name)?;
     let mut opts = options.clone();
     opts.revision = Some(revision_for(&options, &profile));
     let transport = opts.target.transport();
     let known = check_ids(transport, key_checks_on);
     if let Some(bad) = only.iter().find(|id| !known.contains(&id.as_str())) {
-        return Err(format!(
-            "--checks: no check `{bad}` here (the checks over {}: {})",
-            transport.as_str(),
-            known.join(", ")
-        ));
+        return Err(ProbeError::UnknownCheck { id: bad.clone(), transport: transport.as_str(), known });
     }
     let wanted = |id: &str| only.is_empty() || only.iter().any(|o| o == id);
     let evidence = evidence_for(&opts, PREFLIGHT_ID)?;
@@ -288,7 +314,7 @@ pub async fn probe(options: ReplayOptions, key_checks_on: bool, only: &[String])
     if key_checks_on {
         let keyed = pre.keyed.clone().unwrap_or(Ok(()));
         if wanted(KEYED_RETRY.check_id) {
-            let sep = Profile::load("sep-3182").map_err(|e| e.to_string())?;
+            let sep = Profile::load("sep-3182")?;
             out.push(scenario_check(&KEYED_RETRY, &sep, &opts, &keyed).await);
         }
         for record in key_checks(&opts, revision, &pre, &wanted).await {

@@ -25,12 +25,23 @@ pub struct LaunchSpec {
     pub cwd: Option<PathBuf>,
 }
 
+/// Why a command line could not be split into an argv.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandLineError {
+    /// A quote opened and never closed.
+    #[error("unbalanced quotes in `{0}`")]
+    UnbalancedQuotes(String),
+    /// Nothing but blanks.
+    #[error("empty command")]
+    Empty,
+}
+
 /// Split a command line into argv the way a POSIX shell would quote it, without running a shell
-/// (no expansion, no pipes, no redirection). `what` names the option in the error.
-pub fn split_command(what: &str, line: &str) -> Result<Vec<String>> {
-    let argv = shlex::split(line).ok_or_else(|| anyhow!("{what}: unbalanced quotes in `{line}`"))?;
+/// (no expansion, no pipes, no redirection).
+pub fn split_command(line: &str) -> Result<Vec<String>, CommandLineError> {
+    let argv = shlex::split(line).ok_or_else(|| CommandLineError::UnbalancedQuotes(line.to_string()))?;
     if argv.is_empty() {
-        return Err(anyhow!("{what}: empty command"));
+        return Err(CommandLineError::Empty);
     }
     Ok(argv)
 }
@@ -190,9 +201,9 @@ mod tests {
 
     #[test]
     fn commands_are_split_without_a_shell() {
-        let argv = split_command("--stdio", r#"node "my server.mjs" --ledger 'a b.jsonl' $HOME; rm"#).unwrap();
+        let argv = split_command(r#"node "my server.mjs" --ledger 'a b.jsonl' $HOME; rm"#).unwrap();
         assert_eq!(argv, ["node", "my server.mjs", "--ledger", "a b.jsonl", "$HOME;", "rm"]);
-        assert!(split_command("--stdio", "node 'open").unwrap_err().to_string().contains("unbalanced quotes"));
-        assert!(split_command("--launch", "  ").unwrap_err().to_string().contains("empty command"));
+        assert_eq!(split_command("node 'open"), Err(CommandLineError::UnbalancedQuotes("node 'open".into())));
+        assert_eq!(split_command("  "), Err(CommandLineError::Empty));
     }
 }

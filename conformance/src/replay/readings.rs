@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 impl Session {
     /// Read the observer once.
-    pub async fn read_observer(&mut self) -> Result<f64, String> {
+    pub(crate) async fn read_observer(&mut self) -> Result<f64, String> {
         match self.opts.observer.source.clone() {
             Source::Ledger { path, filter } => observer::read_ledger(&path, filter.as_ref()).await,
             Source::Command { argv } => observer::read_command(&argv, self.opts.step_timeout).await,
@@ -29,7 +29,7 @@ impl Session {
     }
 
     /// Read the observer until two readings in a row agree (at most eight reads).
-    pub async fn read_stable(&mut self) -> Result<f64, String> {
+    pub(crate) async fn read_stable(&mut self) -> Result<f64, String> {
         let mut last = self.read_observer().await?;
         let mut seen = vec![last];
         for _ in 0..7 {

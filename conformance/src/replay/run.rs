@@ -104,13 +104,14 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
 }
 
 /// `mcp-once probe`: run the catalogue (and the key checks when `key_checks` is set); an
-/// interrupted run returns `None` after killing every server process group.
-pub fn run_probe(options: ReplayOptions, key_checks: bool, only: &[String]) -> Result<Option<Vec<CheckRecord>>> {
-    match block_on_interruptible(probe::probe(options, key_checks, only))? {
-        Some(Ok(checks)) => Ok(Some(checks)),
-        Some(Err(e)) => Err(anyhow!(e)),
-        None => Ok(None),
-    }
+/// interrupted run returns `None` after killing every server process group. The outer error is
+/// the runtime's; the inner one says why the probe could not run.
+pub fn run_probe(
+    options: ReplayOptions,
+    key_checks: bool,
+    only: &[String],
+) -> Result<Option<Result<Vec<CheckRecord>, probe::ProbeError>>> {
+    block_on_interruptible(probe::probe(options, key_checks, only))
 }
 
 /// The profile a trace was found under.

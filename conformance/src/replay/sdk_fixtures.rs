@@ -44,9 +44,6 @@ pub enum FixtureError {
     /// The model has no trace of the kind asked for.
     #[error("the model has no trace for this configuration")]
     NoTrace,
-    /// The ledger observer could not be set up.
-    #[error("{0}")]
-    Observer(String),
 }
 
 /// An official MCP SDK with a ledger fixture.
@@ -331,8 +328,7 @@ impl FixturePaths {
             tool: "charge".into(),
             args: json!({"amount": 42, "order": CALL_PLACEHOLDER}).as_object().cloned().expect("an object"),
             key_at: KeyAt::Params,
-            observer: Observer::parse(&format!("ledger:{}", ledger.display()), None, None, 1.0)
-                .map_err(|e| FixtureError::Observer(e.to_string()))?,
+            observer: Observer::ledger(ledger.clone()),
             revision: Some(Revision::R2025_11_25),
             step_timeout: Duration::from_secs(15),
             start_timeout: Duration::from_secs(30),

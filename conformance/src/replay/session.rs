@@ -249,7 +249,12 @@ impl Session {
 
     /// Send a request of the runner's own (a string id that model ids never take) and wait
     /// for its result within `deadline`.
-    pub async fn request_until(&mut self, method: &str, params: Value, deadline: Instant) -> Result<Value, String> {
+    pub(crate) async fn request_until(
+        &mut self,
+        method: &str,
+        params: Value,
+        deadline: Instant,
+    ) -> Result<Value, String> {
         self.housekeeping += 1;
         let id = json!(format!("mcp-once-{}", self.housekeeping));
         let conn = self.conn.as_ref().ok_or("no connection")?;
@@ -452,7 +457,7 @@ impl Session {
     }
 
     /// Send a raw message on the current connection.
-    pub async fn send(&mut self, msg: &Value) -> Result<(), String> {
+    pub(crate) async fn send(&mut self, msg: &Value) -> Result<(), String> {
         let conn = self.conn.as_ref().ok_or("no connection to the server")?;
         if let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) {
             *self.requests.entry((conn.generation(), id_key(id))).or_default() += 1;
@@ -461,7 +466,7 @@ impl Session {
     }
 
     /// SIGKILL the server's process group and reap it.
-    pub async fn kill(&mut self) -> Result<(), String> {
+    pub(crate) async fn kill(&mut self) -> Result<(), String> {
         let server =
             self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
@@ -485,7 +490,7 @@ impl Session {
 
     /// stdio: hold each write of the server to its stdout for `hold` (see [`tracer`]); `Err`
     /// says why that cannot be done here.
-    pub async fn hold_responses(&mut self, hold: Duration) -> Result<(), String> {
+    pub(crate) async fn hold_responses(&mut self, hold: Duration) -> Result<(), String> {
         let pid = self.server.as_ref().ok_or("no server process")?.pid();
         let bound = self.opts.start_timeout;
         self.tracer = Some(Tracer::attach(pid, self.stdout_pipe.as_deref(), hold, self.evidence.clone(), bound).await?);

@@ -2,7 +2,7 @@
 //! step records, the result), shared by the driver, the probe and the entry points.
 
 use crate::replay::observer;
-use crate::replay::process::{split_command, LaunchSpec};
+use crate::replay::process::{split_command, CommandLineError, LaunchSpec};
 use anyhow::{anyhow, Result};
 use mcp_once_model::trace::TraceKind;
 use serde::{Deserialize, Serialize};
@@ -26,41 +26,44 @@ pub enum Target {
     },
 }
 
+/// Why a target could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// The server's (or its launcher's) command line.
+    #[error(transparent)]
+    Command(#[from] CommandLineError),
+    /// The endpoint is not an http(s) URL with a host.
+    #[error("`{url}` is not an http(s) URL with a host{}", why.as_ref().map(|w| format!(" ({w})")).unwrap_or_default())]
+    NotHttpUrl {
+        /// What was given.
+        url: String,
+        /// What the URL parser said, when it refused it.
+        why: Option<String>,
+    },
+}
+
 impl Target {
-    /// Build a target from the CLI's `--stdio CMD` or `--http URL [--launch CMD]`, with the
-    /// environment (`KEY=VALUE`) and working directory for the started process.
-    pub fn from_options(
-        stdio: Option<&str>,
-        http: Option<&str>,
+    /// A stdio server started from a command line (split as a POSIX shell quotes it, never run
+    /// by one), with extra environment variables and a working directory.
+    pub fn stdio(command: &str, env: Vec<(String, String)>, cwd: Option<PathBuf>) -> Result<Target, TargetError> {
+        Ok(Target::Stdio(LaunchSpec { argv: split_command(command)?, env, cwd }))
+    }
+
+    /// A Streamable HTTP endpoint; with `launch`, the command line that starts its server (run
+    /// with `env` in `cwd`), so that the runner may kill and restart it.
+    pub fn http(
+        url: &str,
         launch: Option<&str>,
-        env: &[String],
+        env: Vec<(String, String)>,
         cwd: Option<PathBuf>,
-    ) -> Result<Target> {
-        let mut vars = Vec::new();
-        for e in env {
-            let (k, v) = e.split_once('=').ok_or_else(|| anyhow!("--env: `{e}` is not KEY=VALUE"))?;
-            vars.push((k.to_string(), v.to_string()));
+    ) -> Result<Target, TargetError> {
+        let not_http = |why: Option<String>| TargetError::NotHttpUrl { url: url.to_string(), why };
+        let parsed = reqwest::Url::parse(url).map_err(|e| not_http(Some(e.to_string())))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(not_http(None));
         }
-        let spec = |what: &str, line: &str| -> Result<LaunchSpec> {
-            Ok(LaunchSpec { argv: split_command(what, line)?, env: vars.clone(), cwd: cwd.clone() })
-        };
-        match (stdio, http) {
-            (Some(cmd), None) => {
-                if launch.is_some() {
-                    return Err(anyhow!("--launch goes with --http, not --stdio"));
-                }
-                Ok(Target::Stdio(spec("--stdio", cmd)?))
-            }
-            (None, Some(url)) => {
-                let parsed = reqwest::Url::parse(url).map_err(|e| anyhow!("--http: `{url}` is not a URL: {e}"))?;
-                if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                    return Err(anyhow!("--http: `{url}` is not an http(s) URL with a host"));
-                }
-                Ok(Target::Http { url: url.to_string(), launch: launch.map(|l| spec("--launch", l)).transpose()? })
-            }
-            (Some(_), Some(_)) => Err(anyhow!("give either --stdio or --http, not both")),
-            (None, None) => Err(anyhow!("give the server: --stdio \"CMD\" or --http URL [--launch \"CMD\"]")),
-        }
+        let launch = launch.map(|l| split_command(l).map(|argv| LaunchSpec { argv, env, cwd })).transpose()?;
+        Ok(Target::Http { url: url.to_string(), launch })
     }
 
     /// The model transport this target speaks.
@@ -93,13 +96,13 @@ pub enum KeyAt {
 }
 
 impl std::str::FromStr for KeyAt {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = mcp_once_model::BadValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.split_once(':') {
             None if s == "params" => Ok(KeyAt::Params),
             Some(("meta", name)) if !name.is_empty() => Ok(KeyAt::Meta(name.into())),
             Some(("arg", name)) if !name.is_empty() => Ok(KeyAt::Arg(name.into())),
-            _ => Err(format!("`{s}` is not params, meta:NAME or arg:NAME")),
+            _ => Err(mcp_once_model::BadValue::new(s, format!("`{s}` is not params, meta:NAME or arg:NAME"))),
         }
     }
 }
