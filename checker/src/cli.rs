@@ -105,3 +105,16 @@ pub fn parse() -> Cli {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap checks a command's definition (unique ids and groups, sane defaults) only in debug
+    /// builds and only for the subcommand run; this checks every one.
+    #[test]
+    fn every_subcommand_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}
