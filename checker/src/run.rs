@@ -8,8 +8,8 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    explore_with, Budget, Cancellation, CheckResult, ClientPolicy, Config, End, HandlerKind, McpModel, NotApplicable,
-    Options, Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
+    explore_with, Budget, Cancellation, CheckResult, Config, End, HandlerKind, McpModel, NotApplicable, Options,
+    Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -261,7 +261,7 @@ fn cost_guess(c: &Config) -> (u8, u8, bool, bool, u8) {
         ServerImpl::HonoursCancel => 1,
         _ => 0,
     };
-    (c.bounds.calls, c.bounds.retries, c.client == ClientPolicy::FrameworkRetry, c.transport == Transport::Http, server)
+    (c.bounds.calls, c.bounds.retries, c.client.reruns_the_step(), c.transport == Transport::Http, server)
 }
 
 /// The order to take cells in: one cell per distinct search, largest guess first, so that the

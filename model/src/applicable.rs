@@ -108,7 +108,7 @@ impl Config {
                 format!("defines no idempotency key, so --key {} has nowhere to go", self.key),
             ));
         }
-        if self.key == KeyLifetime::PerStep && self.client != ClientPolicy::FrameworkRetry {
+        if self.key == KeyLifetime::PerStep && !self.client.reruns_the_step() {
             return Err(Meaningless("--key per-step differs from per-call only under --client framework-retry".into()));
         }
         let reuse = k.idempotency_key_reuse.value;

@@ -302,7 +302,7 @@ pub fn scenarios() -> Vec<Observed> {
 /// Bounds of the default matrix: two logical calls, one retry (two framework re-runs, so three
 /// attempts, as LangGraph's default), one crash.
 pub fn matrix_bounds(client: ClientPolicy) -> Bounds {
-    let retries = if client == ClientPolicy::FrameworkRetry { 2 } else { 1 };
+    let retries = if client.reruns_the_step() { 2 } else { 1 };
     Bounds { calls: 2, retries, crashes: 1 }
 }
 
@@ -318,12 +318,12 @@ pub fn matrix(profiles: &[Profile]) -> Vec<Config> {
                     let mut keys = vec![KeyLifetime::None];
                     if keyed && server.uses_keys() {
                         keys = vec![KeyLifetime::PerCall];
-                        if client == ClientPolicy::FrameworkRetry {
+                        if client.reruns_the_step() {
                             keys.push(KeyLifetime::PerStep);
                         }
                         // A client that sends a new key on each retry: the cell a proposal's
                         // client rule (`idempotency_key_reuse`) rules out.
-                        if client != ClientPolicy::NoRetry {
+                        if client.sends_again() {
                             keys.push(KeyLifetime::PerAttempt);
                         }
                     }
@@ -373,7 +373,7 @@ pub fn matrix_with_axes(profiles: &[Profile], cancels: &[Cancellation], handlers
         .flat_map(|c| {
             handlers.iter().map(move |kind| {
                 let mut cell = Config { handler: Handler::new(*kind, None), ..c.clone() };
-                if *kind != HandlerKind::EffectOnly && cell.client == ClientPolicy::FrameworkRetry {
+                if *kind != HandlerKind::EffectOnly && cell.client.reruns_the_step() {
                     cell.bounds.retries = cell.bounds.retries.min(1);
                 }
                 cell

@@ -197,6 +197,34 @@ impl ClientPolicy {
             Self::RetryAny => matches!(failure, F::Timeout | F::Disconnect | F::ErrorReply),
         }
     }
+
+    /// Whether the caller re-runs the whole step around the call (an agent framework's retry
+    /// policy), rather than the client retrying the call itself.
+    pub fn reruns_the_step(self) -> bool {
+        match self {
+            Self::FrameworkRetry => true,
+            Self::NoRetry | Self::RetryOnTimeout | Self::RetryOnDisconnect | Self::RetryAny => false,
+        }
+    }
+
+    /// Whether a failed call is ever sent again, by the client or by a re-run of its step.
+    pub fn sends_again(self) -> bool {
+        match self {
+            Self::NoRetry => false,
+            Self::RetryOnTimeout | Self::RetryOnDisconnect | Self::RetryAny | Self::FrameworkRetry => true,
+        }
+    }
+
+    /// Whether what the client does next depends on how the attempt failed (a timeout, a
+    /// disconnect, an error reply). When it does not, the search may forget the failure's kind.
+    pub fn acts_on_the_failure_kind(self) -> bool {
+        match self {
+            Self::RetryOnTimeout | Self::RetryOnDisconnect => true,
+            // Never retries; re-runs after any failure of its step; retries after every
+            // failure a call can have.
+            Self::NoRetry | Self::FrameworkRetry | Self::RetryAny => false,
+        }
+    }
 }
 
 /// How far the model explores.
@@ -379,5 +407,20 @@ impl Config {
     /// durable, written after the effect; cancellation: interrupts)`.
     pub fn server_pair(&self) -> String {
         format!("{} ({}; cancellation: {})", self.server, self.server.store(), self.cancel())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_acts_on_the_failure_kind_exactly_when_its_retries_tell_the_kinds_apart() {
+        let kinds = [Failure::Timeout, Failure::Disconnect, Failure::ErrorReply];
+        for &policy in ClientPolicy::ALL {
+            let answers: Vec<bool> = kinds.iter().map(|&f| policy.retries_after(f)).collect();
+            let tells_apart = answers.iter().any(|&a| a != answers[0]);
+            assert_eq!(policy.acts_on_the_failure_kind(), tells_apart, "{policy}: {answers:?}");
+        }
     }
 }

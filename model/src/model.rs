@@ -93,7 +93,7 @@ impl McpModel {
             inbox_sorted: http,
             instances: config.deployment.instances,
             step_matters: config.key == KeyLifetime::PerStep,
-            failure_matters: matches!(config.client, ClientPolicy::RetryOnTimeout | ClientPolicy::RetryOnDisconnect),
+            failure_matters: config.client.acts_on_the_failure_kind(),
             crash_bound: config.bounds.crashes,
         };
         Ok(McpModel { config, profile, view, rules })
@@ -139,7 +139,7 @@ impl McpModel {
         // already says it): a key per step is a key per attempt, value for value, and the two
         // cells are one search.
         let (mut key, mut view) = (c.key, self.view);
-        if c.client == ClientPolicy::FrameworkRetry && !c.handler.asks_input(0) && key == KeyLifetime::PerStep {
+        if c.client.reruns_the_step() && !c.handler.asks_input(0) && key == KeyLifetime::PerStep {
             key = KeyLifetime::PerAttempt;
             view.step_matters = false;
         }
@@ -245,7 +245,7 @@ impl McpModel {
         if call.phase != Phase::Failed || Self::retries_used(s, c) >= self.config.bounds.retries {
             return false;
         }
-        self.config.client == ClientPolicy::FrameworkRetry || self.config.client.retries_after(call.failure)
+        self.config.client.reruns_the_step() || self.config.client.retries_after(call.failure)
     }
 
     /// Whether call `c` has been reported to the caller as failed, for good.
@@ -332,7 +332,7 @@ impl Model for McpModel {
 
     fn actions(&self, s: &State, out: &mut Vec<Action>) {
         let cfg = &self.config;
-        let framework = cfg.client == ClientPolicy::FrameworkRetry;
+        let framework = cfg.client.reruns_the_step();
         for c in 0..cfg.bounds.calls as usize {
             let call = s.calls[c];
             let c8 = c as u8;
