@@ -8,5 +8,6 @@
 pub mod client_probe;
 pub mod fixture;
 pub mod ledger_count;
+pub mod probe;
 pub mod replay;
 pub mod usage;

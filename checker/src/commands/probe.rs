@@ -4,9 +4,9 @@
 use crate::args::{OutFormat, TargetArgs};
 use anyhow::{anyhow, Result};
 use clap::Args;
-use mcp_once_conformance::replay;
-use mcp_once_conformance::replay::baseline::ExpectedFailures;
-use mcp_once_conformance::replay::probe::ProbeError;
+use mcp_once_conformance::probe;
+use mcp_once_conformance::probe::baseline::ExpectedFailures;
+use mcp_once_conformance::probe::ProbeError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,13 +36,13 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
     let baseline = match &a.expected_failures {
         Some(path) => {
             let b = ExpectedFailures::load(path).map_err(|e| anyhow!("--expected-failures {e}"))?;
-            let known = replay::probe::check_ids(options.target.transport(), keyed);
+            let known = probe::check_ids(options.target.transport(), keyed);
             b.check_ids(&known).map_err(|e| anyhow!("--expected-failures {}: {e}", path.display()))?;
             Some(b)
         }
         None => None,
     };
-    let checks = match replay::run_probe(options, keyed, &a.checks)? {
+    let checks = match probe::run_probe(options, keyed, &a.checks)? {
         Some(Ok(checks)) => checks,
         Some(Err(e @ ProbeError::UnknownCheck { .. })) => return Err(anyhow!("--checks: {e}")),
         Some(Err(e @ ProbeError::Evidence { .. })) => return Err(anyhow!("--evidence: {e}")),
@@ -55,13 +55,13 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
     let judged = baseline.as_ref().map(|b| b.judge(&checks));
     match a.format {
         OutFormat::Text => {
-            print!("{}", replay::checks::to_text(&checks));
+            print!("{}", probe::checks::to_text(&checks));
             if let Some(j) = &judged {
                 print!("{}", j.to_text());
             }
         }
         OutFormat::Json => {
-            let mut out = replay::checks::to_json(&checks);
+            let mut out = probe::checks::to_json(&checks);
             if let Some(j) = &judged {
                 out["baseline"] = serde_json::json!({
                     "expected": j.expected, "unexpected": j.unexpected, "stale": j.stale,
@@ -71,6 +71,6 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
     }
-    let code = judged.map_or_else(|| replay::checks::exit_code(&checks), |j| j.exit_code());
+    let code = judged.map_or_else(|| probe::checks::exit_code(&checks), |j| j.exit_code());
     Ok(ExitCode::from(code))
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use mcp_once_conformance::client_probe::{
     classify, run_scenario, ClientCommand, Observed, RunOptions, Scenario, Transport,
 };
-use mcp_once_conformance::replay::checks::exit_code;
+use mcp_once_conformance::probe::checks::exit_code;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 
 use crate::client_verdicts::ClientVerdict;
 use mcp_once_conformance::client_probe::{ClientProfile, Observed, Transport};
-use mcp_once_conformance::replay::checks::{now_rfc3339, to_text as checks_text, CheckRecord, Status};
+use mcp_once_conformance::probe::checks::{now_rfc3339, to_text as checks_text, CheckRecord, Status};
 use mcp_once_model::Bounds;
 use serde_json::{json, Value};
 

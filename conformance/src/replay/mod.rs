@@ -11,16 +11,12 @@
 //! trace's property judged on what the client was told and what took effect), [`observed`]
 //! (the verdict from what the observer counted once the server stopped, whatever step the
 //! replay reached), [`step`] (how a step ends),
-//! [`message`] (the calls the runner writes), [`probe`] (the checks for one server, after its
-//! [`preflight`]; the SEP-3182 [`key_checks`], with [`other_args`] for the conflict check), [`checks`] (their records), [`baseline`] (expected
-//! failures), [`process`] (server processes and their groups; [`strays`], what they leave outside
+//! [`message`] (the calls the runner writes), [`process`] (server processes and their groups; [`strays`], what they leave outside
 //! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects, read through a session in [`readings`]; [`server_log`], the server's stderr read back),
 //! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
-pub mod baseline;
 pub mod breach;
-pub mod checks;
 pub mod client_steps;
 pub mod continuation;
 pub mod crash_point;
@@ -32,15 +28,11 @@ pub mod input;
 pub mod instances;
 pub mod interrupt_point;
 pub mod judge;
-pub mod key_checks;
 pub mod message;
 pub mod observed;
 pub mod observer;
-pub mod other_args;
 pub mod outcome;
 pub mod pacing;
-pub mod preflight;
-pub mod probe;
 pub mod process;
 pub mod query;
 pub mod readings;
@@ -58,7 +50,7 @@ pub mod types;
 pub mod wire;
 
 pub use driver::replay;
-pub use run::{block_on, block_on_interruptible, interrupted, load_trace, run_probe, run_replay};
+pub use run::{block_on, block_on_interruptible, interrupted, load_trace, run_replay};
 pub use types::{
     read_result, revision_for, write_result, KeyAt, ReplayOptions, ReplayResult, ReplayVerdict, Revision, StepRecord,
     Target, TargetError,

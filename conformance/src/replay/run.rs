@@ -1,10 +1,8 @@
-//! The entry points: replay one trace (`mcp-once replay`), probe one server (`mcp-once probe`),
-//! and the runtimes they run on (interrupted by SIGINT or SIGTERM).
+//! The entry points: replay one trace (`mcp-once replay`) and the runtimes it runs on (interrupted
+//! by SIGINT or SIGTERM); the probe (`mcp-once probe`) runs on them too.
 
-use crate::replay::checks::CheckRecord;
 use crate::replay::driver::replay;
 use crate::replay::evidence::{Event, Evidence};
-use crate::replay::probe;
 use crate::replay::process;
 use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
 use anyhow::{anyhow, Result};
@@ -101,17 +99,6 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
         };
     write_result(&result)?;
     Ok(result)
-}
-
-/// `mcp-once probe`: run the catalogue (and the key checks when `key_checks` is set); an
-/// interrupted run returns `None` after killing every server process group. The outer error is
-/// the runtime's; the inner one says why the probe could not run.
-pub fn run_probe(
-    options: ReplayOptions,
-    key_checks: bool,
-    only: &[String],
-) -> Result<Option<Result<Vec<CheckRecord>, probe::ProbeError>>> {
-    block_on_interruptible(probe::probe(options, key_checks, only))
 }
 
 /// The profile a trace was found under.

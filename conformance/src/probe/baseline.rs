@@ -3,7 +3,7 @@
 //! fail. A run passes when only those fail; a new failure, or a listed check that now passes (a
 //! stale baseline), fails it. Untestable checks are neither: they keep the exit code at 2.
 
-use crate::replay::checks::{CheckRecord, Status};
+use crate::probe::checks::{CheckRecord, Status};
 use std::path::{Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};
 

@@ -2,15 +2,15 @@
 //! the server's revision and transport (a retry after a timeout, a retry after a crash and a
 //! restart, a framework re-run), under each server behaviour the model knows (cancellation
 //! ignored or honoured), and, when a key placement is given, checks the SEP-3182 semantics
-//! directly. Everything starts with a preflight ([`crate::replay::preflight`]): a check whose
+//! directly. Everything starts with a preflight ([`crate::probe::preflight`]): a check whose
 //! calls cannot take an observed effect is untestable, never a SUCCESS. Results are records
-//! shaped like the official MCP conformance suite's checks (see [`crate::replay::checks`]).
+//! shaped like the official MCP conformance suite's checks (see [`crate::probe::checks`]).
 
-use crate::replay::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
+use crate::probe::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
+use crate::probe::key_checks::{key_checks, KEY_CHECKS};
+use crate::probe::preflight::{not_implemented, preflight, Preflight};
 use crate::replay::driver::replay;
 use crate::replay::evidence::Evidence;
-use crate::replay::key_checks::{key_checks, KEY_CHECKS};
-use crate::replay::preflight::{not_implemented, preflight, Preflight};
 use crate::replay::session::NonJsonLines;
 use crate::replay::types::{
     revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision, RESULT_FILE,
@@ -263,6 +263,17 @@ pub fn check_ids(transport: Transport, keyed: bool) -> Vec<&'static str> {
         ids.extend(KEY_CHECKS.iter().map(|c| c.0));
     }
     ids
+}
+
+/// `mcp-once probe` on its own runtime: [`probe`], or `None` when a signal interrupted it
+/// (every server process group is killed then). The outer error is the runtime's; the inner one
+/// says why the probe could not run.
+pub fn run_probe(
+    options: ReplayOptions,
+    key_checks: bool,
+    only: &[String],
+) -> anyhow::Result<Option<Result<Vec<CheckRecord>, ProbeError>>> {
+    crate::replay::block_on_interruptible(probe(options, key_checks, only))
 }
 
 /// Run the probe: the preflight, the scenario catalogue for the revision and transport, then

@@ -3,12 +3,12 @@
 //! SIGKILL and restart. Each runs on a server of its own, after the preflight showed that one
 //! keyed call takes exactly one effect.
 
-use crate::replay::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
+use crate::probe::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
+use crate::probe::other_args::other_args;
+use crate::probe::preflight::{await_response, not_implemented, Preflight};
 use crate::replay::evidence::Evidence;
 use crate::replay::message::{call_args, Logical, CALL_PLACEHOLDER};
-use crate::replay::other_args::other_args;
 use crate::replay::pacing::Hold;
-use crate::replay::preflight::{await_response, not_implemented, Preflight};
 use crate::replay::session::Session;
 use crate::replay::step::{is_refusal, summarize};
 use crate::replay::types::{ReplayOptions, Revision};
