@@ -25,6 +25,7 @@ mod codec;
 pub mod config;
 pub mod conformance;
 mod debug;
+pub mod explanation;
 pub mod explore;
 mod frontier;
 mod handler;

@@ -23,10 +23,10 @@
 
 use crate::action::{Action, ACTION_VOCABULARY};
 use crate::config::{Config, StoreScope};
+use crate::explanation::explain_path;
 use crate::model::McpModel;
 use crate::profile::Profile;
 use crate::property::PropertyKind;
-use crate::rules;
 use crate::search::{replay, Counterexample};
 use crate::text::one_line;
 use serde_json::{json, Map, Value};
@@ -198,23 +198,26 @@ fn state_vars(model: &McpModel, s: &crate::state::State) -> Map<String, Value> {
 /// Render a path of `model` as an ITF document.
 pub fn to_itf(model: &McpModel, kind: TraceKind, path: &Counterexample, minimal_verified: bool) -> Value {
     let mut states = Vec::with_capacity(path.states.len());
+    let steps = explain_path(model, path);
     for (i, s) in path.states.iter().enumerate() {
         let mut vars = state_vars(model, s);
         let mut meta = json!({"index": i});
         if i == 0 {
             vars.insert("mbt::actionTaken".into(), json!({"tag": "init", "value": {"#tup": []}}));
         } else {
-            let a = &path.actions[i - 1];
+            let step = &steps[i - 1];
+            let a = &step.action;
             vars.insert("mbt::actionTaken".into(), action_json(a));
-            let cites: Vec<Value> = rules::citations(model, &path.states[i], a)
-                .into_iter()
+            let cites: Vec<Value> = step
+                .rules
+                .iter()
                 .map(|(knob, value, cite)| json!({"knob": knob, "value": value, "cite": cite}))
                 .collect();
             meta = json!({
                 "index": i,
                 "actor": a.actor(),
                 "internal": a.internal(),
-                "description": rules::describe(model, &path.states[i - 1], a, s),
+                "description": step.what,
                 "rules": cites,
             });
         }

@@ -10,10 +10,11 @@ use crate::report::markdown::{
     cited_steps, faults, found_by, mermaid, parameter_table, property_flag, summary_paragraph,
 };
 use crate::report::replay::ReplayEvidence;
+use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{rules, ClientPolicy, Config, KeyLifetime, McpModel, PropertyKind, ServerImpl};
+use mcp_once_model::{ClientPolicy, Config, KeyLifetime, McpModel, PropertyKind, ServerImpl};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -293,8 +294,9 @@ fn rules_paragraph(issue: &Issue) -> String {
     let m = issue.model;
     let mut seen = Vec::new();
     let mut out = String::new();
-    for (i, a) in issue.cex.actions.iter().enumerate() {
-        for (knob, value, cite) in rules::citations(m, &issue.cex.states[i + 1], a) {
+    let steps = explain_path(m, issue.cex);
+    for step in &steps {
+        for (knob, value, cite) in &step.rules {
             let name = format!("`{knob} = {value}`");
             if seen.contains(&name) {
                 continue;
@@ -307,14 +309,7 @@ fn rules_paragraph(issue: &Issue) -> String {
             seen.push(name);
         }
     }
-    let breaking: Vec<String> = issue
-        .cex
-        .actions
-        .iter()
-        .enumerate()
-        .filter(|(i, a)| !rules::breaches(m, &issue.cex.states[i + 1], a).is_empty())
-        .map(|(i, _)| (i + 1).to_string())
-        .collect();
+    let breaking: Vec<String> = steps.iter().filter(|s| !s.breaches.is_empty()).map(|s| s.number.to_string()).collect();
     let head = if breaking.is_empty() {
         format!(
             "Every step above is one the profile `{}` allows, so no step breaks one of its MUSTs. The rules the run rests on, by strength:\n\n",

@@ -3,11 +3,12 @@
 
 use crate::conformant::{Conformant, ConformantAnswer};
 use crate::run::Cell;
+use mcp_once_model::conformance;
+use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::InputRequired;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{conformance, rules};
 use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
 use std::fmt::Write;
 
@@ -157,10 +158,9 @@ pub fn parameter_table(m: &McpModel, property: TraceKind, cex: &Counterexample) 
 /// The trace's steps, numbered, each with the profile's rule that allows it, cited.
 pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
     let mut out = String::new();
-    for (i, a) in cex.actions.iter().enumerate() {
-        let what = rules::describe(m, &cex.states[i], a, &cex.states[i + 1]);
-        let _ = writeln!(out, "{}. **{}** `{}`: {what}", i + 1, a.actor(), a);
-        for (knob, value, cite) in rules::citations(m, &cex.states[i + 1], a) {
+    for step in explain_path(m, cex) {
+        let _ = writeln!(out, "{}. **{}** `{}`: {}", step.number, step.action.actor(), step.action, step.what);
+        for (knob, value, cite) in &step.rules {
             let _ = writeln!(
                 out,
                 "   - allowed by `{knob} = {value}`: {} `{}` § {}{}: \"{}\"",
@@ -171,7 +171,7 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
                 cite.quote
             );
         }
-        for b in rules::breaches(m, &cex.states[i + 1], a) {
+        for b in &step.breaches {
             let _ = writeln!(out, "   - **breaks the MUST** of `{}`: {}", b.knob, b.what);
         }
     }

@@ -2,9 +2,10 @@
 
 use crate::conformant::{Conformant, ConformantAnswer};
 use crate::run::{Cell, Checked};
+use mcp_once_model::conformance;
+use mcp_once_model::explanation::explain_path;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{conformance, rules};
 use mcp_once_model::{End, PropertyKind, Verdict, WorstSearch};
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -26,16 +27,21 @@ fn paint(on: bool, code: &str, text: &str) -> String {
 /// A numbered trace: actor, action, what happened, and the rules behind each step.
 pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool) -> String {
     let mut out = String::new();
-    for (i, a) in cex.actions.iter().enumerate() {
-        let what = rules::describe(&c.model, &cex.states[i], a, &cex.states[i + 1]);
-        let _ =
-            writeln!(out, "{indent}{:>2}. {:<11} {}", i + 1, a.actor().to_string(), paint(colour, "1", &a.to_string()));
-        let _ = writeln!(out, "{indent}    {:<11} {what}", "");
-        for (knob, value, cite) in rules::citations(&c.model, &cex.states[i + 1], a) {
+    for step in explain_path(&c.model, cex) {
+        let a = step.action;
+        let _ = writeln!(
+            out,
+            "{indent}{:>2}. {:<11} {}",
+            step.number,
+            a.actor().to_string(),
+            paint(colour, "1", &a.to_string())
+        );
+        let _ = writeln!(out, "{indent}    {:<11} {}", "", step.what);
+        for (knob, value, cite) in &step.rules {
             let rule = format!("{knob} = {value}: {cite}");
             let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "2", &rule));
         }
-        for b in rules::breaches(&c.model, &cex.states[i + 1], a) {
+        for b in &step.breaches {
             let breach = format!("breaks the MUST of {}: {}", b.knob, b.what);
             let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "31", &breach));
         }

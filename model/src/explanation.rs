@@ -1,0 +1,43 @@
+//! Each step of a path explained once, for every renderer (the text trace, the Markdown report,
+//! the rules paragraph, the ITF file's `#meta`): what it did, the profile's rules that
+//! allow it, and the MUSTs it breaks.
+
+use crate::action::Action;
+use crate::conformance::{breaches, Breach};
+use crate::model::McpModel;
+use crate::profile::{Citation, KnobId};
+use crate::rules::{citations, describe};
+use crate::search::Counterexample;
+
+/// One step of a path: the action, one sentence of what it did, and the rules behind it.
+#[derive(Clone, Debug)]
+pub struct StepExplanation<'m> {
+    /// Its number, from 1.
+    pub number: usize,
+    /// The action taken.
+    pub action: Action,
+    /// What it did, in one sentence (with what it did to requests waiting on a key).
+    pub what: String,
+    /// The knobs whose rules allow it: (knob, its value, the citation).
+    pub rules: Vec<(KnobId, String, &'m Citation)>,
+    /// The MUSTs of the profile it breaks (a non-conformant server's step).
+    pub breaches: Vec<Breach>,
+}
+
+/// Every step of `path` under `model`, explained.
+pub fn explain_path<'m>(model: &'m McpModel, path: &Counterexample) -> Vec<StepExplanation<'m>> {
+    path.actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (before, after) = (&path.states[i], &path.states[i + 1]);
+            StepExplanation {
+                number: i + 1,
+                action: *a,
+                what: describe(model, before, a, after),
+                rules: citations(model, after, a),
+                breaches: breaches(model, after, a),
+            }
+        })
+        .collect()
+}
