@@ -4,7 +4,7 @@
 
 use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use mcp_once_conformance::replay::observer::{Observer, Source};
 use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, TargetError};
 use mcp_once_model::budget::{available_bytes, parse_size};
@@ -14,15 +14,6 @@ use mcp_once_model::{
 };
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// Output format of `check`, `matrix` and `diff`: text, json or markdown. (The values carry no
-/// doc comments on purpose: clap would list them in `--help`, which has never shown them.)
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-    Markdown,
-}
 
 /// A value parsed with its `FromStr` (the model's names), for clap.
 pub fn parse<T: std::str::FromStr<Err = mcp_once_model::BadValue>>(s: &str) -> Result<T, mcp_once_model::BadValue> {
@@ -262,15 +253,6 @@ pub struct TargetArgs {
     /// Write the evidence log (and result.json) into this folder.
     #[arg(long, value_name = "DIR")]
     evidence: Option<PathBuf>,
-}
-
-/// Output format of replay and probe.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutFormat {
-    /// A human summary.
-    Text,
-    /// JSON.
-    Json,
 }
 
 impl TargetArgs {

@@ -77,8 +77,8 @@ fn a_retry_reaching_the_other_instance_is_confirmed_when_each_keeps_its_own_stor
 /// Assert that `result` is confirmed with two effects, each a ledger line of its own process,
 /// both processes the runner's. Returns the instance of each line, in the ledger's order.
 fn confirmed_on_two_processes(result: &ReplayResult, dir: &Path) -> Vec<u64> {
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_json());
     let lines = writers(dir);
     let pids: BTreeSet<u64> = lines.iter().map(|(_, p)| *p).collect();
     assert_eq!(pids.len(), 2, "two processes charged: {lines:?}");
@@ -93,8 +93,8 @@ fn the_same_trace_on_instances_sharing_their_store_is_not_reproduced() {
     let (fixture, _) = cell(StoreScope::Shared);
     let dir = scratch!("replay-instances", "shared");
     let result = run(&trace, &fixture, &profile, &dir, "shared");
-    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(1), "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_json());
+    assert_eq!(result.observed_effects, Some(1), "{}", result.to_json());
     // One effect in all, over two processes sharing their store. Which instance took it, and
     // whether the other refused the retry as in progress or replayed it, depends on timing the
     // runner does not pin (the hold before a commit is a bound): not asserted.

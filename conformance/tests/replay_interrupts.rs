@@ -48,8 +48,8 @@ fn a_stream_closed_between_effect_and_key_record_is_confirmed_on_the_rust_fixtur
     let (fixture, _) = cell(Cancellation::Interrupts);
     let dir = scratch!("replay-interrupts", "interrupts");
     let result = run(&trace, &fixture, &profile, &dir, "interrupts");
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_json());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects in the ledger: {ledger:?}");
     assert_eq!(ledger[0]["idempotency_key"], ledger[1]["idempotency_key"], "one key, the same call");
@@ -72,9 +72,9 @@ fn the_same_trace_on_a_fixture_that_ignores_the_close_is_not_reproduced_and_the_
     let (trace, profile) = interrupted_trace();
     let dir = scratch!("replay-interrupts", "ignores");
     let result = run(&trace, &config, &profile, &dir, "ignores");
-    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_json());
     assert!(result.reason.contains("wrote the key record anyway"), "{}", result.reason);
-    assert_eq!(result.observed_effects, Some(1), "{}", result.to_text());
+    assert_eq!(result.observed_effects, Some(1), "{}", result.to_json());
     assert_eq!(read_objects(&dir.join("ledger.jsonl")).len(), 1, "one effect");
 }
 

@@ -33,7 +33,7 @@ fn cell(kind: HandlerKind) -> (Config, Profile) {
 
 fn note(result: &ReplayResult, action: &str) -> String {
     let step = result.steps.iter().find(|s| s.action.starts_with(action));
-    step.unwrap_or_else(|| panic!("no {action}: {}", result.to_text())).note.clone().unwrap_or_default()
+    step.unwrap_or_else(|| panic!("no {action}: {}", result.to_json())).note.clone().unwrap_or_default()
 }
 
 /// The input-after-effect cell's counterexample, checked to be the 8 steps, no fault.
@@ -54,8 +54,8 @@ fn charges_again_on(sdk: Sdk) {
     let name = format!("after-effect-{}", sdk.as_str());
     let dir = scratch!("replay-mrtr", &name);
     let result = run_on(sdk, &trace, &fixture, &profile, &dir, &name);
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(2), "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
+    assert_eq!(result.observed_effects, Some(2), "{}", result.to_json());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
     assert!(ledger.iter().all(|l| l["sdk"] == sdk.as_str()), "{ledger:?}");
@@ -63,7 +63,7 @@ fn charges_again_on(sdk: Sdk) {
     assert!(ledger[0]["idempotency_key"].is_string(), "the first request carries the key: {ledger:?}");
     assert_eq!(ledger[1]["idempotency_key"], Value::Null, "the continuation carries none: {ledger:?}");
     assert_ne!(ledger[0]["request_id"], ledger[1]["request_id"], "a new id for the continuation");
-    assert!(note(&result, "ClientReceive").starts_with("input required (asks [confirm_1]"), "{}", result.to_text());
+    assert!(note(&result, "ClientReceive").starts_with("input required (asks [confirm_1]"), "{}", result.to_json());
     let cont = note(&result, "ClientContinue");
     assert!(
         cont.contains("continues attempt 0")
@@ -93,7 +93,7 @@ fn charges_again_over_stdio_on(sdk: Sdk) {
     let name = format!("after-effect-stdio-{}", sdk.as_str());
     let dir = scratch!("replay-mrtr", &name);
     let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
     assert!(ledger.iter().all(|l| l["transport"] == "stdio" && l["sdk"] == sdk.as_str()), "{ledger:?}");
@@ -119,7 +119,7 @@ fn asks_first_on(sdk: Sdk) {
     let name = format!("before-effect-{}", sdk.as_str());
     let dir = scratch!("replay-mrtr", &name);
     let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "{ledger:?}");
     assert!(ledger.iter().all(|l| l["idempotency_key"].is_null()), "both effects are continuations': {ledger:?}");
@@ -146,7 +146,7 @@ fn skips_on(sdk: Sdk) {
     let name = format!("stateful-{}", sdk.as_str());
     let dir = scratch!("replay-mrtr", &name);
     let result = run_on(sdk, &trace, &stateful, &profile, &dir, &name);
-    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::NotReproduced, "{}", result.to_json());
     assert!(result.reason.contains("did not run the side effect"), "{}", result.reason);
     assert_eq!(read_objects(&dir.join("ledger.jsonl")).len(), 1, "one effect, in the first round");
     let commit = note(&result, "ClientContinue");
@@ -211,7 +211,7 @@ fn keyed_round_charges_again_on(sdk: Sdk) {
     let name = format!("keyed-round-{}", sdk.as_str());
     let dir = scratch!("replay-mrtr", &name);
     let result = run_on(sdk, &trace, &config, &profile, &dir, &name);
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
     let ledger = read_objects(&dir.join("ledger.jsonl"));
     assert_eq!(ledger.len(), 2, "two effects for one logical call: {ledger:?}");
     let keys: Vec<&Value> = ledger.iter().map(|l| &l["idempotency_key"]).collect();

@@ -51,8 +51,8 @@ fn a_query_answered_unknown_after_a_crash_is_confirmed() {
         let result = rt.block_on(replay(&trace, &name, profile.clone(), opts, evidence));
         assert_groups_gone(&jsonl::read(result.evidence.as_ref().expect("evidence written")), &name);
 
-        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
-        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_text());
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_json());
+        assert_eq!(result.observed_effects, Some(2), "{name}: {}", result.to_json());
         let query = result.steps.iter().find(|s| s.action.starts_with("ClientQueryOutcome")).expect("a query step");
         let note = query.note.as_deref().unwrap_or("");
         assert!(note.starts_with("tasks/get taskId ") && note.contains("unknown"), "{name}: {note}");

@@ -49,8 +49,8 @@ fn run(trace: &TraceFile, profile: Profile, opts: ReplayOptions, name: &str) -> 
 }
 
 fn assert_verdict(result: &ReplayResult, verdict: Verdict, effects: i64, what: &str) {
-    assert_eq!(result.verdict, verdict, "{what}: {}\n{}", result.reason, result.to_text());
-    assert_eq!(result.observed_effects, Some(effects), "{what}: {}", result.to_text());
+    assert_eq!(result.verdict, verdict, "{what}: {}\n{}", result.reason, result.to_json());
+    assert_eq!(result.observed_effects, Some(effects), "{what}: {}", result.to_json());
 }
 
 /// The four scenarios on one SDK, on both transports. A server that honours cancellation (the

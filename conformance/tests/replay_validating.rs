@@ -134,8 +134,8 @@ fn a_refused_retry_after_the_effect_is_confirmed_as_a_silent_effect() {
     let trace = TraceFile::from_counterexample(&model, kind, &refused_retry(&model), false);
     let dir = scratch!("replay-validating", "refused-retry");
     let result = common::run(&trace, &config, &profile, &dir, "validating-refused-retry");
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
-    assert_eq!(result.observed_effects, Some(1), "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
+    assert_eq!(result.observed_effects, Some(1), "{}", result.to_json());
     let refused = result.steps.iter().rev().find(|s| s.action.starts_with("ClientReceive")).expect("the refusal");
     let note = refused.note.as_deref().unwrap_or("");
     assert!(note.contains("-32602") && note.contains("Task ID already exists"), "{note}");

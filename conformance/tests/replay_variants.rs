@@ -75,8 +75,8 @@ fn on_every_sdk(traced: ServerImpl, fixture: ServerImpl, prefix: &str, verdict: 
     for sdk in Sdk::ALL {
         let name = format!("{prefix}-{}", sdk.as_str());
         let result = run(&trace, profile.clone(), sdk, fixture, &name);
-        assert_eq!(result.verdict, verdict, "{name}: {}", result.to_text());
-        assert_eq!(result.observed_effects, Some(effects), "{name}: {}", result.to_text());
+        assert_eq!(result.verdict, verdict, "{name}: {}", result.to_json());
+        assert_eq!(result.observed_effects, Some(effects), "{name}: {}", result.to_json());
     }
 }
 
@@ -96,9 +96,9 @@ fn id_reuse_is_confirmed_on_every_durable_id_table() {
         for sdk in [Sdk::TypeScript, Sdk::TypeScriptV2, Sdk::Python, Sdk::Rust] {
             let name = format!("id-reuse-{}-{}", sdk.as_str(), transport.as_str());
             let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupByIdDurable, &name);
-            assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+            assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_json());
             assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
-            assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_text());
+            assert_eq!(result.observed_effects, Some(1), "{name}: {}", result.to_json());
         }
     }
 }
@@ -121,7 +121,7 @@ fn id_reuse_without_a_crash_is_confirmed_under_2026_07_28() {
         let name = format!("id-reuse-2026-{}", sdk.as_str());
         let result = run(&trace, profile.clone(), sdk, ServerImpl::DedupById, &name);
         assert_eq!(result.revision, Revision::R2026_07_28, "{name}: spoken on the wire");
-        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_text());
+        assert_eq!(result.verdict, Verdict::Confirmed, "{name}: {}", result.to_json());
         assert!(result.reason.contains("call 1 was told success"), "{name}: {}", result.reason);
     }
 }
@@ -154,7 +154,7 @@ fn dedup_by_id_no_silent_effect_is_confirmed() {
         PropertyKind::NoSilentEffect,
     );
     let result = run(&trace, profile, Sdk::Rust, ServerImpl::DedupById, "silent-rust");
-    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_text());
+    assert_eq!(result.verdict, Verdict::Confirmed, "{}", result.to_json());
     assert!(result.reason.contains("reported failed for good"), "{}", result.reason);
 }
 
@@ -214,8 +214,8 @@ fn typescript_v2_cancellation_as_measured() {
                 assert_eq!(result.revision, profile.revision, "{name}: spoken on the wire");
                 let dropped = server == ServerImpl::HonoursCancel && transport == Transport::Stdio;
                 let (verdict, effects) = if dropped { (Verdict::NotReproduced, 1) } else { (Verdict::Confirmed, 2) };
-                assert_eq!(result.verdict, verdict, "{name}: {}", result.to_text());
-                assert_eq!(result.observed_effects, Some(effects), "{name}: {}", result.to_text());
+                assert_eq!(result.verdict, verdict, "{name}: {}", result.to_json());
+                assert_eq!(result.observed_effects, Some(effects), "{name}: {}", result.to_json());
             }
         }
     }

@@ -111,7 +111,7 @@ fn soak(runs: usize) {
         };
         let evidence = Evidence::new(None).expect("evidence");
         let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));
-        assert_eq!(result.verdict, ReplayVerdict::Confirmed, "run {i}: {}", result.to_text());
+        assert_eq!(result.verdict, ReplayVerdict::Confirmed, "run {i}: {}", result.to_json());
         assert_eq!(result.observed_effects, Some(2), "run {i}");
         walls.push(result.wall_ms);
         for pid in evidence.records().iter().filter_map(|r| r.started_pid()) {

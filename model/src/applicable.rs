@@ -3,9 +3,7 @@
 //! or a combination the model does not represent. The last kind is a gap in what the model
 //! covers, not in the spec, and a report says so apart.
 
-use crate::config::{
-    ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport,
-};
+use crate::config::{Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport};
 use crate::profile::{
     CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, TaskIdValidation,
 };
@@ -91,9 +89,10 @@ impl Config {
             }
             in_range("--rounds", h.rounds.into(), 1, Handler::MAX_ROUNDS.into())?;
             // A client retry resends one request; a framework re-run starts the rounds over.
-            let requests = match self.client {
-                ClientPolicy::FrameworkRetry => (1 + b.retries as usize) * (1 + h.rounds as usize),
-                _ => 1 + h.rounds as usize + b.retries as usize,
+            let requests = if self.client.reruns_the_step() {
+                (1 + b.retries as usize) * (1 + h.rounds as usize)
+            } else {
+                1 + h.rounds as usize + b.retries as usize
             };
             if requests > MAX_ATTEMPTS {
                 return Err(NotModelled(format!(

@@ -29,7 +29,7 @@
 
 use crate::action::Action;
 use crate::applicable::NotApplicable;
-use crate::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use crate::config::{Cancellation, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
@@ -192,10 +192,8 @@ impl McpModel {
         let rounds = self.config.handler.rounds as usize;
         let later_rounds = rounds.saturating_sub(Self::continuation_round(s, c) as usize);
         let retries_left = (self.config.bounds.retries as usize).saturating_sub(Self::retries_used(s, c) as usize);
-        let retry_requests = match self.config.client {
-            ClientPolicy::FrameworkRetry => retries_left * (1 + rounds),
-            _ => retries_left,
-        };
+        let retry_requests =
+            if self.config.client.reruns_the_step() { retries_left * (1 + rounds) } else { retries_left };
         s.calls[c].sent as usize + 1 + later_rounds + retry_requests <= MAX_ATTEMPTS
     }
 

@@ -12,7 +12,9 @@
 //! figure is the peak so far and is marked as such.
 
 use crate::args::default_memory;
-use crate::report::bench::{bench_text, BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
+use crate::report::bench::{BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
@@ -34,8 +36,8 @@ pub struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Output format: text or json.
-    #[arg(long, value_enum, default_value = "text")]
-    format: BenchFormat,
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Bench))]
+    format: Format,
     /// Run one part only.
     #[arg(long, value_enum)]
     only: Option<Part>,
@@ -65,15 +67,6 @@ pub enum Part {
     Largest,
     /// Replaying the four scenarios on the three SDK fixtures, both transports.
     Replay,
-}
-
-/// Output formats of `mcp-once bench`.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BenchFormat {
-    /// A table for a terminal.
-    Text,
-    /// One JSON object.
-    Json,
 }
 
 /// Replay the four scenarios (`catalogue::RETRY_SCENARIOS` on stdio and HTTP) against the three
@@ -386,9 +379,6 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         }
     };
     let report = BenchReport { quick: a.quick, machine, cells, matrix, growth, largest, replay };
-    match a.format {
-        BenchFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        BenchFormat::Text => print!("{}", bench_text(&report)),
-    }
+    print(a.format, &Report::Bench(&report))?;
     Ok(ExitCode::SUCCESS)
 }

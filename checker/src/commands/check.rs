@@ -2,12 +2,10 @@
 //! profile, or of the one `--profile` names when it is the only flag), or a trace file
 //! validated against the model.
 
-use crate::args::{properties, BudgetArgs, ConfigArgs, Format};
+use crate::args::{properties, BudgetArgs, ConfigArgs};
 use crate::conformant::check_conformant;
-use crate::report::json::{CellRecord, MatrixRecord};
-use crate::report::markdown::check_markdown;
-use crate::report::table::{matrix_summary, matrix_table};
-use crate::report::text::{check_text, colour};
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress};
 use anyhow::{anyhow, Result};
 use clap::Args;
@@ -34,7 +32,7 @@ pub struct CheckArgs {
     budget: BudgetArgs,
     /// Output format: text, json or markdown (one cell: the verdicts and each counterexample's
     /// issue-ready report; the whole matrix: its table).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Check))]
     format: Format,
     /// Write each counterexample (and the worst case) as an ITF trace file in this folder.
     #[arg(long)]
@@ -68,11 +66,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         let matrix = matrix_cells(&profiles, &[], &handlers);
         let cells = run_with_progress("checking", matrix, &props, options, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
-        match a.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&MatrixRecord::of(&cells))?),
-            Format::Markdown => print!("{}", matrix_table(&cells, true)),
-            Format::Text => print!("{}", matrix_summary(&cells, &props, seconds)),
-        }
+        print(a.format, &Report::ProfileMatrix { cells: &cells, properties: &props, seconds })?;
         return Ok(exit_code(&cells));
     }
     let (config, profile) = a.config.resolve()?;
@@ -85,14 +79,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         _ => None,
     };
     let conformant = conformant.as_ref();
-    match a.format {
-        Format::Json => {
-            let record = CellRecord::of(&cells[0]).with_conformant(conformant);
-            println!("{}", serde_json::to_string_pretty(&record)?)
-        }
-        Format::Markdown => print!("{}", check_markdown(&cells[0], conformant)),
-        Format::Text => print!("{}", check_text(&cells[0], conformant, colour())),
-    }
+    print(a.format, &Report::Cell { cell: &cells[0], conformant })?;
     if let Ok(Some(s)) = cells[0].outcome.as_ref().map(|c| c.spilled) {
         eprintln!(
             "mcp-once: the search reached its memory budget after {} states and went on on disk: {} written in all, at most {} on disk at once, {} merges of a level into the sorted fingerprints, {} sorted runs (removed)",

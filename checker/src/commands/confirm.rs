@@ -1,9 +1,10 @@
 //! `mcp-once confirm`: every counterexample of the default matrix (or of the cells chosen)
 //! replayed on the fixture that implements its cell's server, on the SDKs chosen.
 
-use crate::args::{BudgetArgs, ConfigArgs, OutFormat};
+use crate::args::{BudgetArgs, ConfigArgs};
 use crate::confirm::{confirm, jobs, ConfirmOptions};
-use crate::report::confirm::{confirm_text, ConfirmRecord};
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use crate::run::{
     builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
 };
@@ -64,8 +65,8 @@ pub struct ConfirmArgs {
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Confirm))]
+    format: Format,
 }
 
 /// Whether `c` has every parameter the flags give.
@@ -183,9 +184,6 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let all_confirmed = results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
-    match a.format {
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&ConfirmRecord::of(results))?),
-        OutFormat::Text => print!("{}", confirm_text(&results, &evidence)),
-    }
+    print(a.format, &Report::Confirm { results: &results, evidence: &evidence })?;
     Ok(if all_confirmed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -1,10 +1,9 @@
 //! `mcp-once diff`: the default matrix under two profiles, reduced to the cells that change.
 
-use crate::args::{BudgetArgs, Format};
+use crate::args::BudgetArgs;
 use crate::compare::diff;
-use crate::report::diff::{diff_text, DiffStyle};
-use crate::report::json::DiffRecord;
-use crate::report::text::colour;
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use crate::run::{builtins, matrix_cells, profile_for, run_with_progress};
 use anyhow::Result;
 use clap::Args;
@@ -42,7 +41,7 @@ pub struct DiffArgs {
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format: text, markdown or json.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Diff))]
     format: Format,
 }
 
@@ -112,11 +111,6 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let (cells_a, cells_b) = (matrix_of(&pa)?, matrix_of(&pb)?);
     let d = diff(&pa.name, &cells_a, &pb.name, &cells_b);
     let bounds = format!("{}; {handlers_text}", a.bounds_text());
-    let style = DiffStyle { markdown: false, colour: colour(), no_traces: a.no_traces };
-    match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&DiffRecord::of(&d, &bounds))?),
-        Format::Markdown => print!("{}", diff_text(&d, &bounds, DiffStyle { markdown: true, colour: false, ..style })),
-        Format::Text => print!("{}", diff_text(&d, &bounds, style)),
-    }
+    print(a.format, &Report::Diff { diff: &d, bounds: &bounds, no_traces: a.no_traces })?;
     Ok(if d.changes.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

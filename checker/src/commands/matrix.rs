@@ -1,9 +1,10 @@
 //! `mcp-once matrix`: every built-in cell of the chosen profiles, as a table or JSON.
 
 use crate::args::parse;
-use crate::args::{BudgetArgs, Format};
+use crate::args::BudgetArgs;
+use crate::report::format::{formats_for, print, Format};
 use crate::report::json::MatrixRecord;
-use crate::report::table::matrix_table;
+use crate::report::render::{Kind, Report};
 use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progress, with_instances};
 use crate::shard::Shard;
 use anyhow::Result;
@@ -19,7 +20,7 @@ pub struct MatrixArgs {
     #[arg(long)]
     profile: Vec<String>,
     /// Output format: text, markdown or json.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Matrix))]
     format: Format,
     /// Write every counterexample trace to this folder.
     #[arg(long)]
@@ -69,10 +70,6 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     let cells = run_with_progress("checking", configs, PropertyKind::ALL, options, a.out.as_deref())?;
     let mut record = MatrixRecord::of(&cells);
     record.shard = a.shard.map(|s| s.record(whole, profiles.iter().map(|p| p.name.clone()).collect()));
-    match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&record)?),
-        Format::Markdown => print!("{}", matrix_table(&cells, true)),
-        Format::Text => print!("{}", matrix_table(&cells, false)),
-    }
+    print(a.format, &Report::Matrix { cells: &cells, record: &record })?;
     Ok(exit_code(&cells))
 }

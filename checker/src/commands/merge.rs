@@ -1,9 +1,9 @@
 //! `mcp-once merge`: join the JSON of `matrix --shard K/N` runs into the whole matrix's JSON
 //! (or its table), as one run prints it.
 
-use crate::args::Format;
+use crate::report::format::{formats_for, print, Format};
 use crate::report::json::{CellRecord, MatrixRecord};
-use crate::report::table::records_table;
+use crate::report::render::{Kind, Report};
 use crate::shard::merge;
 use anyhow::{anyhow, Result};
 use clap::Args;
@@ -18,7 +18,7 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output format: text, markdown or json.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Merge))]
     format: Format,
 }
 
@@ -43,11 +43,7 @@ pub fn run(a: MergeArgs) -> Result<ExitCode> {
         })
         .collect::<Result<Vec<_>>>()?;
     let whole = merge(records)?;
-    match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&whole)?),
-        Format::Markdown => print!("{}", records_table(&whole.cells, true)),
-        Format::Text => print!("{}", records_table(&whole.cells, false)),
-    }
+    print(a.format, &Report::Merged(&whole))?;
     let violated = whole.cells.iter().any(
         |c| matches!(c, CellRecord::Checked { results, .. } if results.iter().any(|r| r.verdict == Verdict::Violated)),
     );

@@ -1,7 +1,9 @@
 //! `mcp-once probe`: a server conformance-tested with the model's catalogue (and the SEP-3182
 //! key checks with `--key-at`), in the MCP conformance suite's check shape, after a preflight.
 
-use crate::args::{OutFormat, TargetArgs};
+use crate::args::TargetArgs;
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::probe;
@@ -25,8 +27,8 @@ pub struct ProbeArgs {
     expected_failures: Option<PathBuf>,
     /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape, with
     /// `baseline` when --expected-failures is given).
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Probe))]
+    format: Format,
 }
 
 /// Run `mcp-once probe`: exit 1 a check failed, 2 one could not be tested, 0 all passed.
@@ -53,24 +55,7 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
         }
     };
     let judged = baseline.as_ref().map(|b| b.judge(&checks));
-    match a.format {
-        OutFormat::Text => {
-            print!("{}", probe::checks::to_text(&checks));
-            if let Some(j) = &judged {
-                print!("{}", j.to_text());
-            }
-        }
-        OutFormat::Json => {
-            let mut out = probe::checks::to_json(&checks);
-            if let Some(j) = &judged {
-                out["baseline"] = serde_json::json!({
-                    "expected": j.expected, "unexpected": j.unexpected, "stale": j.stale,
-                    "untestable": j.untestable, "exitCode": j.exit_code(),
-                });
-            }
-            println!("{}", serde_json::to_string_pretty(&out)?);
-        }
-    }
+    print(a.format, &Report::Probe { checks: &checks, baseline: judged.as_ref() })?;
     let code = judged.map_or_else(|| probe::checks::exit_code(&checks), |j| j.exit_code());
     Ok(ExitCode::from(code))
 }

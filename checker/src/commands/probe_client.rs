@@ -1,9 +1,10 @@
 //! `mcp-once probe-client`: run a client command against `serve` once per fault scenario,
 //! classify its retry and key behaviour from the records, and say what the model makes of it.
 
-use crate::args::Format;
 use crate::client_verdicts::{bounds_for, verdicts};
-use crate::report::probe_client::{checks, to_json, to_markdown, to_text, ProbeClientReport};
+use crate::report::format::{formats_for, print, Format};
+use crate::report::probe_client::{checks, ProbeClientReport};
+use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::client_probe::{
@@ -42,7 +43,7 @@ pub struct ProbeClientArgs {
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
     /// Output format: text, json or markdown.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::ProbeClient))]
     format: Format,
 }
 
@@ -97,10 +98,6 @@ pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
         client: profile,
         scenarios: observed,
     };
-    match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&to_json(&report))?),
-        Format::Markdown => print!("{}", to_markdown(&report)),
-        Format::Text => print!("{}", to_text(&report)),
-    }
+    print(a.format, &Report::ProbeClient(&report))?;
     Ok(ExitCode::from(exit_code(&report.checks)))
 }

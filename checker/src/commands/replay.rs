@@ -1,7 +1,9 @@
 //! `mcp-once replay`: a trace replayed on a real MCP server, its faults injected and its side
 //! effects counted.
 
-use crate::args::{OutFormat, TargetArgs};
+use crate::args::TargetArgs;
+use crate::report::format::{formats_for, print, Format};
+use crate::report::render::{Kind, Report};
 use anyhow::Result;
 use clap::Args;
 use mcp_once_conformance::replay;
@@ -16,17 +18,14 @@ pub struct ReplayArgs {
     #[command(flatten)]
     target: TargetArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
+    #[arg(long, default_value = "text", value_parser = formats_for(Kind::Replay))]
+    format: Format,
 }
 
 /// Run `mcp-once replay`: exit 1 confirmed, 0 not reproduced, 2 otherwise.
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let options = a.target.options()?;
     let result = replay::run_replay(&a.trace, options)?;
-    match a.format {
-        OutFormat::Text => print!("{}", result.to_text()),
-        OutFormat::Json => println!("{}", serde_json::to_string_pretty(&result.to_json())?),
-    }
+    print(a.format, &Report::Replay(&result))?;
     Ok(ExitCode::from(result.verdict.exit_code()))
 }

@@ -1,15 +1,23 @@
-//! Rendering: everything `mcp-once` prints, from typed results. One file per kind of output;
-//! this module only declares them and re-exports what the commands call.
+//! Rendering: everything `mcp-once` prints, from typed results. `format.rs` decides the format
+//! once (a command hands it a `Report`); `as_text.rs`, `as_json.rs` and `as_markdown.rs` are the
+//! formats, each dispatching to the renderers of one kind of output in the other files.
 
+pub mod as_json;
+pub mod as_markdown;
+pub mod as_text;
 pub mod bench;
 pub mod confirm;
 pub mod diff;
+pub mod format;
 pub mod issue;
 pub mod json;
 pub mod markdown;
+pub mod probe;
 pub mod probe_client;
 pub mod profiles;
 pub mod redact;
+pub mod render;
 pub mod replay;
+pub mod replay_result;
 pub mod table;
 pub mod text;

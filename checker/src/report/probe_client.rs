@@ -3,8 +3,9 @@
 //! as text, JSON and Markdown.
 
 use crate::client_verdicts::ClientVerdict;
+use crate::report::probe::probe_text;
 use mcp_once_conformance::client_probe::{ClientProfile, Observed, Transport};
-use mcp_once_conformance::probe::checks::{now_rfc3339, to_text as checks_text, CheckRecord, Status};
+use mcp_once_conformance::probe::checks::{now_rfc3339, CheckRecord, Status};
 use mcp_once_model::Bounds;
 use serde_json::{json, Value};
 
@@ -186,7 +187,7 @@ pub fn to_text(r: &ProbeClientReport) -> String {
         s.push_str(&format!("  {}\n", v.sentence()));
     }
     s.push('\n');
-    s.push_str(&checks_text(&r.checks));
+    s.push_str(&probe_text(&r.checks, None));
     s
 }
 

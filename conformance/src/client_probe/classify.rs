@@ -2,6 +2,7 @@
 //! cancellation on its own timeout, whether a retry reused the id, the key, the connection, the
 //! backoff; then the model's `--client` and `--key` names for it, or where it is outside them.
 
+use mcp_once_model::state::Failure;
 use mcp_once_model::{ClientPolicy, KeyLifetime};
 use serde::Serialize;
 use serde_json::Value;
@@ -207,12 +208,16 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
     let (name, outside) = if success == Some(true) {
         (None, Some("it sent the call again after a successful answer (a framework re-run?)".to_string()))
     } else {
-        match (t, d, e) {
-            (false, false, false) => (Some(ClientPolicy::NoRetry), None),
-            (true, false, false) => (Some(ClientPolicy::RetryOnTimeout), None),
-            (false, true, false) => (Some(ClientPolicy::RetryOnDisconnect), None),
-            (true, true, true) => (Some(ClientPolicy::RetryAny), None),
-            _ => {
+        // The model's client policy that retries after exactly these failures, if one does.
+        let fits = |p: &&ClientPolicy| {
+            !p.reruns_the_step()
+                && [(Failure::Timeout, t), (Failure::Disconnect, d), (Failure::ErrorReply, e)]
+                    .into_iter()
+                    .all(|(failure, retried)| p.retries_after(failure) == retried)
+        };
+        match ClientPolicy::ALL.iter().find(fits) {
+            Some(&policy) => (Some(policy), None),
+            None => {
                 let list = |want: bool| {
                     let v: Vec<&str> = [(t, "timeout"), (d, "disconnect"), (e, "error reply")]
                         .into_iter()

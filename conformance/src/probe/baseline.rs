@@ -155,26 +155,6 @@ impl BaselineResult {
             0
         }
     }
-
-    /// A few lines for the text output.
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        let mut list = |title: &str, ids: &[String]| {
-            if !ids.is_empty() {
-                s.push_str(&format!("{title}: {}\n", ids.join(", ")));
-            }
-        };
-        list("expected failures (in the baseline)", &self.expected);
-        list("stale baseline entries (now passing: remove them)", &self.stale);
-        list("unexpected failures (not in the baseline)", &self.unexpected);
-        list("not testable (the exit code stays 2)", &self.untestable);
-        s.push_str(match self.exit_code() {
-            0 => "baseline check passed: every failure is expected\n",
-            1 => "baseline check failed\n",
-            _ => "baseline check incomplete: some checks could not be tested\n",
-        });
-        s
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! the probe's results can sit beside its `checks.json`, and their text and JSON forms.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A check's status, as the conformance suite spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -104,54 +104,6 @@ pub fn exit_code(checks: &[CheckRecord]) -> u8 {
     } else {
         0
     }
-}
-
-/// The conformance-suite-shaped JSON: `{"checks": [...]}`.
-pub fn to_json(checks: &[CheckRecord]) -> Value {
-    json!({"checks": checks})
-}
-
-/// One line per check, as the suite's console output: `timestamp [id] STATUS description`.
-pub fn to_text(checks: &[CheckRecord]) -> String {
-    let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
-    let mut s = String::new();
-    for c in checks {
-        let status = c.status.label();
-        s.push_str(&format!("{} [{:<width$}] {:<7} {}\n", c.timestamp, c.id, status, c.description));
-        let pad = format!("{:>24} {:<width$}  ", "", "");
-        if let Some(e) = &c.error_message {
-            s.push_str(&format!("{pad}{e}\n"));
-        }
-        if let Some(a) = c.details.get("assumes").and_then(Value::as_str) {
-            s.push_str(&format!("{pad}assumes {a}\n"));
-        }
-        for r in c.details.get("replays").and_then(Value::as_array).into_iter().flatten() {
-            let effects = match (r.get("observed_effects").and_then(Value::as_i64), r.get("expected_effects")) {
-                (Some(n), Some(e)) => format!(", {n} of {e} effects"),
-                _ => String::new(),
-            };
-            let verdict = r.get("verdict").and_then(Value::as_str).unwrap_or("?");
-            let trace = r.get("trace").and_then(Value::as_str).unwrap_or("?");
-            s.push_str(&format!("{pad}replay {trace}: {verdict}{effects}\n"));
-        }
-        for f in c.details.get("findings").and_then(Value::as_array).into_iter().flatten() {
-            s.push_str(&format!("{pad}{}\n", f.as_str().unwrap_or("")));
-        }
-    }
-    let revision = checks.iter().find_map(|c| c.details.get("revision").and_then(Value::as_str));
-    if let Some(r) = revision {
-        s.push_str(&format!("protocol revision spoken: {r}\n"));
-    }
-    let count = |st: Status| checks.iter().filter(|c| c.status == st).count();
-    s.push_str(&format!(
-        "{} checks: {} success, {} failure, {} warning, {} not testable\n",
-        checks.len(),
-        count(Status::Success),
-        count(Status::Failure),
-        count(Status::Warning),
-        count(Status::Untestable)
-    ));
-    s
 }
 
 #[cfg(test)]

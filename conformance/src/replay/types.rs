@@ -307,46 +307,9 @@ pub struct ReplayResult {
 }
 
 impl ReplayResult {
-    /// The JSON form (`mcp-once replay --format json`).
+    /// The JSON form (what `result.json` holds).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("results serialise")
-    }
-
-    /// A human summary.
-    pub fn to_text(&self) -> String {
-        let mut s = format!(
-            "{}: {}\n  trace: {} ({})\n  server: {} (revision {})\n  effects: expected {}, observed {}{}\n  observer: {}\n",
-            self.verdict.as_str().to_uppercase(),
-            self.reason,
-            self.trace,
-            self.property,
-            self.target,
-            self.revision.as_str(),
-            self.expected_effects,
-            self.observed_effects.map_or("unknown".into(), |n| n.to_string()),
-            self.settled_effects.map_or(String::new(), |n| format!(" ({n} after the server stopped)")),
-            self.observer,
-        );
-        if let Some(f) = self.fault_not_made.as_ref().filter(|f| **f != self.reason) {
-            s.push_str(&format!("  fault not made: {f}\n"));
-        }
-        for st in &self.steps {
-            s.push_str(&format!(
-                "  {:>3}. {:<44} {:<9} {:>8.1} ms{}\n",
-                st.step,
-                st.action,
-                st.status,
-                st.t_ms,
-                st.note.as_ref().map_or(String::new(), |n| format!("  {n}"))
-            ));
-        }
-        for n in &self.notes {
-            s.push_str(&format!("  note: {n}\n"));
-        }
-        if let Some(e) = &self.evidence {
-            s.push_str(&format!("  evidence: {}\n", e.display()));
-        }
-        s
     }
 }
 
