@@ -8,8 +8,8 @@ use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::search::{check_property_within, shortest_to_effects_within, Counterexample, Stats, WorstCase};
 use mcp_once_model::trace::{to_itf, TraceKind};
 use mcp_once_model::{
-    explore_with, Budget, Cancellation, CheckResult, Config, End, HandlerKind, McpModel, NotApplicable, Options,
-    Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
+    explore_with, BehaviourKey, Budget, Cancellation, CheckResult, Config, End, HandlerKind, McpModel, NotApplicable,
+    Options, Profile, PropertyKind, ServerImpl, Transport, WorstSearch,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -233,7 +233,7 @@ pub fn cell_name(config: &Config) -> String {
     )
 }
 
-fn memo_key(m: &McpModel) -> String {
+fn memo_key(m: &McpModel) -> BehaviourKey {
     // Everything the model reads (not the profile's name: citations differ between profiles, so
     // traces are rendered per cell).
     m.behaviour_key()
@@ -305,7 +305,7 @@ pub fn run_cells(
     let options = Options { budget: Budget { shared_by, ..options.budget }, ..options };
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
-    let memo: Mutex<HashMap<String, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());
+    let memo: Mutex<HashMap<BehaviourKey, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());
     let slots: Vec<Mutex<Option<Cell>>> = configs.iter().map(|_| Mutex::new(None)).collect();
     let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|scope| {

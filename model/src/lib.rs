@@ -18,6 +18,7 @@
 pub mod action;
 pub mod applicable;
 mod attempt;
+pub mod behaviour_key;
 pub mod budget;
 pub mod builder;
 pub mod catalogue;
@@ -49,6 +50,7 @@ mod windows;
 
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use applicable::NotApplicable;
+pub use behaviour_key::BehaviourKey;
 pub use budget::{Budget, Stop};
 pub use builder::ConfigBuilder;
 pub use config::{

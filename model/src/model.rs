@@ -35,7 +35,7 @@ use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, 
 use stateright::Model;
 
 /// The knob values the model reads on every step, taken from the profile once.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Rules {
     pub(crate) ordered: bool,
     id_scope: IdScope,
@@ -103,50 +103,6 @@ impl McpModel {
     /// offered. Used to prove that the reductions change no verdict and no trace length.
     pub fn without_reductions(&self) -> McpModel {
         McpModel { view: View { detail: true, ..self.view }, ..self.clone() }
-    }
-
-    /// Everything the transitions, the state view and the properties read, and nothing else:
-    /// two models with equal keys have the same reachable states, the same actions in each and
-    /// the same verdicts, so one search serves both. The profile's name and citations are left
-    /// out, and so is the key semantics when no key is sent (the model never reads it then),
-    /// which is why a proposal that changes only key knobs shares its base revision's searches
-    /// for every cell without a key.
-    pub fn behaviour_key(&self) -> String {
-        let mut rules = self.rules.clone();
-        if self.config.key == KeyLifetime::None {
-            rules.semantics = KeySemantics::None;
-            rules.in_progress = InProgress::None;
-        }
-        let c = &self.config;
-        // A cell with no override keeps the key it had before the cancellation axis existed.
-        let cancel = c.cancel.map(|x| format!("|cancel {x}")).unwrap_or_default();
-        // Likewise a cell with the default handler; the profile's MRTR knobs are read only by a
-        // handler that asks for input, so they go in with it.
-        let handler = if c.handler == Default::default() {
-            String::new()
-        } else {
-            let k = &self.profile.knobs;
-            format!("|{:?}|{}|{}", c.handler, k.input_required.value, k.idempotency_continuations.value)
-        };
-        // Likewise a cell with one instance; with several, where their store is (read by every
-        // server step).
-        let deployment = match c.deployment.instances {
-            1 => String::new(),
-            n => format!("|instances {n}|store {}|{}", c.store(), self.profile.knobs.server_instances.value),
-        };
-        // Under framework-retry with a tool that never asks for input, every attempt after the
-        // first is a re-run, so a call's step is its attempt's index (and `sent`, in the view,
-        // already says it): a key per step is a key per attempt, value for value, and the two
-        // cells are one search.
-        let (mut key, mut view) = (c.key, self.view);
-        if c.client.reruns_the_step() && !c.handler.asks_input(0) && key == KeyLifetime::PerStep {
-            key = KeyLifetime::PerAttempt;
-            view.step_matters = false;
-        }
-        format!(
-            "{rules:?}|{}|{}|{key}|{}{cancel}{handler}{deployment}|{:?}|{view:?}",
-            c.transport, c.client, c.server, c.bounds
-        )
     }
 
     /// The same model with the given view (which facts states are compared on); tests use it

@@ -221,7 +221,7 @@ fn cells_that_differ_only_in_their_handler_are_different_searches() {
     // must be part of it, or every handler would get the effect-only verdicts.
     let base =
         cell("sep-3182", Transport::Http, ClientPolicy::RetryAny, ServerImpl::KeyDurable, HandlerKind::EffectOnly, 0);
-    let keys: std::collections::HashSet<String> = [
+    let keys: std::collections::HashSet<mcp_once_model::BehaviourKey> = [
         HandlerKind::EffectOnly,
         HandlerKind::InputAfterEffect,
         HandlerKind::InputBeforeEffect,
