@@ -6,6 +6,7 @@ use crate::client_verdicts::ClientVerdict;
 use crate::report::probe::probe_text;
 use mcp_once_conformance::client_probe::{ClientProfile, Observed, Transport};
 use mcp_once_conformance::probe::checks::{now_rfc3339, CheckRecord, Status};
+use mcp_once_model::profile::RetryId;
 use mcp_once_model::Bounds;
 use serde_json::{json, Value};
 
@@ -150,7 +151,10 @@ fn facts(r: &ProbeClientReport) -> Vec<String> {
         format!("cancels on its own timeout: {}", yes_no(c.cancels_on_timeout)),
         format!(
             "a retry reuses the request id: {}",
-            c.retry_id.map_or("not seen (no retry)", |i| if i == "same" { "yes" } else { "no" })
+            c.retry_id.map_or("not seen (no retry)", |i| match i {
+                RetryId::Same => "yes",
+                RetryId::New => "no",
+            })
         ),
         format!("a retry opens a new connection or session: {}", yes_no(c.new_connection)),
         format!("its own timeout, as measured: {}", c.timeout_ms.map_or("not seen".into(), |t| format!("{t} ms"))),

@@ -2,6 +2,7 @@
 //! cancellation on its own timeout, whether a retry reused the id, the key, the connection, the
 //! backoff; then the model's `--client` and `--key` names for it, or where it is outside them.
 
+use mcp_once_model::profile::RetryId;
 use mcp_once_model::state::Failure;
 use mcp_once_model::{ClientPolicy, KeyLifetime};
 use serde::Serialize;
@@ -147,7 +148,7 @@ pub struct ClientProfile {
     /// the timeout scenario was not run, or the client did not give up within the hold).
     pub cancels_on_timeout: Option<bool>,
     /// Whether a retry reused the JSON-RPC id (`same`, `new`; null: no retry seen).
-    pub retry_id: Option<&'static str>,
+    pub retry_id: Option<RetryId>,
     /// Whether a retry came on a new connection or session (null: no retry seen).
     pub new_connection: Option<bool>,
     /// The client's own timeout as measured: how long a held answer waited before the client
@@ -237,7 +238,10 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
     };
     let attempts = runs.iter().map(|o| o.attempts).max().unwrap_or(0);
     let retries: Vec<&Observed> = runs.iter().filter(|o| o.retried()).collect();
-    let retry_id = retries.first().map(|o| if o.request_ids.windows(2).all(|w| w[0] == w[1]) { "same" } else { "new" });
+    let retry_id =
+        retries
+            .first()
+            .map(|o| if o.request_ids.windows(2).all(|w| w[0] == w[1]) { RetryId::Same } else { RetryId::New });
     let new_connection = retries.first().map(|o| o.new_connection.iter().any(|n| *n));
     let timed =
         runs.iter().find(|o| o.scenario == Scenario::Timeout.as_str() && o.woke.as_deref() != Some("hold-limit"));
@@ -323,7 +327,7 @@ mod tests {
         let once = |s| observed(s, 1, vec![], None);
         let c = classify(&[timeout.clone(), once(Scenario::Disconnect), once(Scenario::Error)]);
         assert_eq!((c.policy.name, c.key.name, c.attempts), (Some(ClientPolicy::RetryOnTimeout), KeyLifetime::None, 2));
-        assert_eq!((c.retry_id, c.new_connection, c.cancels_on_timeout), (Some("new"), Some(false), Some(true)));
+        assert_eq!((c.retry_id, c.new_connection, c.cancels_on_timeout), (Some(RetryId::New), Some(false), Some(true)));
         let plain = classify(&[observed(Scenario::Timeout, 1, vec![], Some(1000))]);
         assert_eq!(plain.policy.name, Some(ClientPolicy::NoRetry));
         assert_eq!(plain.policy.unobserved, ["disconnect", "error reply"]);
