@@ -54,7 +54,7 @@ impl Driver<'_> {
         };
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred).into_iter().partition(|(x, _)| *x == a);
         self.deferred = later;
-        let from = self.session.server_log.position();
+        let from = self.session.server_log().position();
         let mut delivered = Vec::new();
         for (_, how) in now {
             match how {
@@ -99,7 +99,7 @@ impl Driver<'_> {
                         return Some(Err(record));
                     }
                 }
-                session.server_log.find_since(from, &needle).map(Ok)
+                session.server_log().find_since(from, &needle).map(Ok)
             })
             .await;
         let delivered = delivered.join("; ");

@@ -25,6 +25,7 @@ pub mod evidence;
 pub mod frame;
 pub mod handshake;
 pub mod input;
+mod instance;
 pub mod instances;
 pub mod interrupt_point;
 pub mod judge;

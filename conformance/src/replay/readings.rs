@@ -14,7 +14,7 @@ impl Session {
             Source::Ledger { path, filter } => observer::read_ledger(&path, filter.as_ref()).await,
             Source::Command { argv } => observer::read_command(&argv, self.opts.step_timeout).await,
             Source::Tool { name, args, extract } => {
-                if self.conn.is_none() || self.exited.is_some() {
+                if self.at().conn.is_none() || self.at().exited.is_some() {
                     return Err("the tool observer needs the server running".into());
                 }
                 let params = self.with_meta(json!({"name": name, "arguments": args}));

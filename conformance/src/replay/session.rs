@@ -5,6 +5,7 @@
 use crate::replay::breach::ProtocolBreach;
 use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::input::client_reply;
+use crate::replay::instance::Instance;
 use crate::replay::message;
 use crate::replay::observer::Source;
 use crate::replay::pacing::Hold;
@@ -31,17 +32,13 @@ pub struct Session {
     pub evidence: Evidence,
     /// The wire revision.
     pub revision: Revision,
-    pub(crate) server: Option<ServerProcess>,
-    pub(crate) server_stdin: Option<tokio::process::ChildStdin>,
-    pub(crate) conn: Option<Connection>,
-    pub(crate) generation: u32,
-    /// The last connection generation handed out (over every instance).
-    generations: u32,
-    /// The other server instances, by number (the selected one's slot is empty; see
-    /// [`crate::replay::instances`]).
-    pub(crate) parked: Vec<Option<Parked>>,
+    /// The server instances, by number: one, or those of a deployment behind a load balancer
+    /// (see [`crate::replay::instances`]); the session's steps act on the selected one.
+    pub(crate) instances: Vec<Instance>,
     /// The selected instance.
     pub(crate) active: u8,
+    /// The last connection generation handed out (over every instance).
+    generations: u32,
     tx: UnboundedSender<WireEvent>,
     rx: UnboundedReceiver<WireEvent>,
     responses: HashMap<(u32, String), Vec<Value>>,
@@ -63,7 +60,6 @@ pub struct Session {
     pub non_json: NonJsonLines,
     requests: HashMap<(u32, String), usize>,
     notifications: u64,
-    pub(crate) exited: Option<String>,
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
@@ -76,43 +72,9 @@ pub struct Session {
     starting: bool,
     /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
     stdout_pipe: Option<String>,
-    /// The started server's stdout and stderr pipes (either transport): whatever still holds
-    /// one once the server is dead is a stray child of it.
-    pub(crate) server_pipes: Vec<String>,
     /// strace, holding the server's writes to stdout (a crash point without hooks).
     tracer: Option<Tracer>,
     pub(crate) last_logged: Option<f64>,
-    /// HTTP: the stderr lines of the server the runner started, kept to be waited on.
-    pub server_log: ServerLog,
-}
-
-/// A server instance that is not selected ([`crate::replay::instances`]): everything of it
-/// that the session holds for the selected one.
-pub(crate) struct Parked {
-    pub(crate) target: Target,
-    pub(crate) server: Option<ServerProcess>,
-    pub(crate) server_stdin: Option<tokio::process::ChildStdin>,
-    pub(crate) conn: Option<Connection>,
-    pub(crate) generation: u32,
-    pub(crate) exited: Option<String>,
-    pub(crate) server_pipes: Vec<String>,
-    pub(crate) server_log: ServerLog,
-}
-
-impl Parked {
-    /// An instance not started yet, served by `target`.
-    pub(crate) fn new(target: Target) -> Parked {
-        Parked {
-            target,
-            server: None,
-            server_stdin: None,
-            conn: None,
-            generation: 0,
-            exited: None,
-            server_pipes: Vec::new(),
-            server_log: ServerLog::default(),
-        }
-    }
 }
 
 /// Poll interval for observers that cannot signal (a file, a command, a tool).
@@ -127,18 +89,14 @@ impl Session {
     /// A session with no server started yet.
     pub fn new(opts: ReplayOptions, revision: Revision, evidence: Evidence) -> Session {
         let (tx, rx) = unbounded_channel();
-        let parked = std::iter::once(None).chain(opts.more_instances.iter().cloned().map(|t| Some(Parked::new(t))));
+        let targets = std::iter::once(opts.target.clone()).chain(opts.more_instances.iter().cloned());
         Session {
-            parked: parked.collect(),
+            instances: targets.map(Instance::new).collect(),
             active: 0,
             generations: 0,
             opts,
             evidence,
             revision,
-            server: None,
-            server_stdin: None,
-            conn: None,
-            generation: 0,
             tx,
             rx,
             responses: HashMap::new(),
@@ -153,7 +111,6 @@ impl Session {
             non_json: NonJsonLines::default(),
             requests: HashMap::new(),
             notifications: 0,
-            exited: None,
             housekeeping: 0,
             pace_args: false,
             tool: None,
@@ -161,21 +118,34 @@ impl Session {
             started_once: false,
             starting: false,
             stdout_pipe: None,
-            server_pipes: Vec::new(),
             tracer: None,
             last_logged: None,
-            server_log: ServerLog::default(),
         }
+    }
+
+    /// The selected instance.
+    pub(crate) fn at(&self) -> &Instance {
+        &self.instances[usize::from(self.active)]
+    }
+
+    /// The selected instance, to change.
+    pub(crate) fn at_mut(&mut self) -> &mut Instance {
+        &mut self.instances[usize::from(self.active)]
+    }
+
+    /// The HTTP server's stderr lines (the selected instance's).
+    pub(crate) fn server_log(&self) -> &ServerLog {
+        &self.at().server_log
     }
 
     /// The current connection's generation.
     pub fn generation(&self) -> u32 {
-        self.generation
+        self.at().generation
     }
 
     /// Whether the runner started the server process (and so can kill and restart it).
     pub fn can_restart(&self) -> bool {
-        !matches!(self.opts.target, Target::Http { launch: None, .. })
+        !matches!(self.at().target, Target::Http { launch: None, .. })
     }
 
     /// Start (or restart) the server and connect: spawn it, wait until it answers the
@@ -198,15 +168,15 @@ impl Session {
 
     async fn start_now(&mut self) -> Result<(), StartError> {
         self.generations += 1;
-        self.generation = self.generations;
-        self.exited = None;
+        self.at_mut().generation = self.generations;
+        self.at_mut().exited = None;
         let deadline = Instant::now() + self.opts.start_timeout;
-        let gen = self.generation;
-        match self.opts.target.clone() {
+        let gen = self.at().generation;
+        match self.at().target.clone() {
             Target::Stdio(spec) => {
                 let (proc_, pipes) = self.spawn(&spec)?;
                 self.stdout_pipe = tracer::pipe_name(pipes.stdout.as_raw_fd());
-                self.conn = Some(Connection::stdio(
+                self.at_mut().conn = Some(Connection::stdio(
                     gen,
                     pipes.stdin,
                     pipes.stdout,
@@ -214,21 +184,21 @@ impl Session {
                     self.tx.clone(),
                     self.evidence.clone(),
                 ));
-                self.server = Some(proc_);
+                self.at_mut().server = Some(proc_);
             }
             Target::Http { url, launch } => {
                 if let Some(spec) = launch {
                     let (proc_, pipes) = self.spawn(&spec)?;
                     tokio::spawn(log_lines(pipes.stdout, "server stdout", self.evidence.clone(), None));
-                    let tap = Some(self.server_log.clone());
+                    let tap = Some(self.at().server_log.clone());
                     tokio::spawn(log_lines(pipes.stderr, "server stderr", self.evidence.clone(), tap));
-                    self.server_stdin = Some(pipes.stdin);
-                    self.server = Some(proc_);
+                    self.at_mut().server_stdin = Some(pipes.stdin);
+                    self.at_mut().server = Some(proc_);
                     self.wait_listening(&url, deadline).await?;
                 }
                 let conn =
                     Connection::http(gen, &url, self.tx.clone(), self.evidence.clone()).map_err(|e| e.to_string())?;
-                self.conn = Some(conn);
+                self.at_mut().conn = Some(conn);
             }
         }
         self.handshake(deadline).await?;
@@ -242,7 +212,7 @@ impl Session {
     fn spawn(&mut self, spec: &LaunchSpec) -> Result<(ServerProcess, Pipes), String> {
         let (p, pipes) = ServerProcess::spawn(spec).map_err(|e| format!("{e:#}"))?;
         let fds = [pipes.stdout.as_raw_fd(), pipes.stderr.as_raw_fd()];
-        self.server_pipes = fds.into_iter().filter_map(tracer::pipe_name).collect();
+        self.at_mut().server_pipes = fds.into_iter().filter_map(tracer::pipe_name).collect();
         self.evidence.record(Event::Process(Process::Start { pid: p.pid(), argv: spec.argv.clone() }));
         Ok((p, pipes))
     }
@@ -257,7 +227,7 @@ impl Session {
     ) -> Result<Value, String> {
         self.housekeeping += 1;
         let id = json!(format!("mcp-once-{}", self.housekeeping));
-        let conn = self.conn.as_ref().ok_or("no connection")?;
+        let conn = self.at().conn.as_ref().ok_or("no connection")?;
         let gen = conn.generation();
         conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await
@@ -311,7 +281,7 @@ impl Session {
     /// For a wait that ran out: [`Session::breach_note`], and whether the server was part-way
     /// through writing a frame (a slow or stuck writer, not a silent one).
     pub fn stall_note(&self) -> String {
-        match self.unfinished.get(&self.generation).copied().unwrap_or(0) {
+        match self.unfinished.get(&self.at().generation).copied().unwrap_or(0) {
             0 => self.breach_note(),
             n => format!("; the server had written {n} byte(s) of a frame and no newline yet{}", self.breach_note()),
         }
@@ -320,7 +290,7 @@ impl Session {
     /// stdio: wait at most `bound` for connection `gen`'s stdout to close (its last output
     /// read). Returns at once over HTTP.
     pub async fn await_closed(&mut self, gen: u32, bound: Duration) {
-        if self.opts.target.transport() != Transport::Stdio {
+        if self.at().target.transport() != Transport::Stdio {
             return;
         }
         self.wait_until(Instant::now() + bound, async |s| s.closed(gen).map(drop)).await;
@@ -328,7 +298,7 @@ impl Session {
 
     /// The live connection (once started).
     pub(crate) fn connection(&self) -> &Connection {
-        self.conn.as_ref().expect("connected")
+        self.at().conn.as_ref().expect("connected")
     }
 
     /// stdio: take in the rest of the read that carried the last message (a second answer
@@ -348,14 +318,16 @@ impl Session {
 
     /// Whether the server process (if the runner started one) has exited; reaps it.
     pub fn check_exit(&mut self) -> Option<String> {
-        if let Some(why) = &self.exited {
+        if let Some(why) = &self.at().exited {
             return Some(why.clone());
         }
-        let status = self.server.as_mut()?.try_exit()?;
+        let status = self.at_mut().server.as_mut()?.try_exit()?;
         let why = format!("{status}");
-        self.evidence
-            .record(Event::Process(Process::Exit { pid: self.server.as_ref().map(|s| s.pid()), status: why.clone() }));
-        self.exited = Some(why.clone());
+        self.evidence.record(Event::Process(Process::Exit {
+            pid: self.at().server.as_ref().map(|s| s.pid()),
+            status: why.clone(),
+        }));
+        self.at_mut().exited = Some(why.clone());
         Some(why)
     }
 
@@ -394,7 +366,7 @@ impl Session {
         let gen = ev.conn;
         match ev.kind {
             EventKind::Message(m) => {
-                self.mid_read = gen == self.generation && self.opts.target.transport() == Transport::Stdio;
+                self.mid_read = gen == self.at().generation && self.at().target.transport() == Transport::Stdio;
                 let method = m.get("method").and_then(Value::as_str).map(str::to_string);
                 match (m.get("id").cloned(), method) {
                     (Some(id), None) => {
@@ -411,7 +383,7 @@ impl Session {
                     }
                     (Some(id), Some(method)) => {
                         let reply = client_reply(&id, &method, &m, &self.capabilities);
-                        if let Some(conn) = self.conn.as_ref().filter(|c| c.generation() == gen) {
+                        if let Some(conn) = self.at().conn.as_ref().filter(|c| c.generation() == gen) {
                             let _ = conn.send(&reply).await;
                         }
                     }
@@ -458,7 +430,8 @@ impl Session {
 
     /// Send a raw message on the current connection.
     pub(crate) async fn send(&mut self, msg: &Value) -> Result<(), String> {
-        let conn = self.conn.as_ref().ok_or("no connection to the server")?;
+        let instance = &self.instances[usize::from(self.active)];
+        let conn = instance.conn.as_ref().ok_or("no connection to the server")?;
         if let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) {
             *self.requests.entry((conn.generation(), id_key(id))).or_default() += 1;
         }
@@ -467,8 +440,11 @@ impl Session {
 
     /// SIGKILL the server's process group and reap it.
     pub(crate) async fn kill(&mut self) -> Result<(), String> {
-        let server =
-            self.server.as_mut().ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
+        let instance = &mut self.instances[usize::from(self.active)];
+        let server = instance
+            .server
+            .as_mut()
+            .ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
         if let Some(mut t) = self.tracer.take() {
             // The group dies first (a held write is never made); then the tracer goes, so the
@@ -482,16 +458,16 @@ impl Session {
             pid,
             status: format!("{status}"),
         }));
-        self.exited = Some(format!("killed by the runner ({status})"));
-        self.server_stdin = None;
-        strays::kill_strays(std::mem::take(&mut self.server_pipes), &self.evidence).await;
+        self.at_mut().exited = Some(format!("killed by the runner ({status})"));
+        self.at_mut().server_stdin = None;
+        strays::kill_strays(std::mem::take(&mut self.at_mut().server_pipes), &self.evidence).await;
         Ok(())
     }
 
     /// stdio: hold each write of the server to its stdout for `hold` (see [`tracer`]); `Err`
     /// says why that cannot be done here.
     pub(crate) async fn hold_responses(&mut self, hold: Duration) -> Result<(), String> {
-        let pid = self.server.as_ref().ok_or("no server process")?.pid();
+        let pid = self.at().server.as_ref().ok_or("no server process")?.pid();
         let bound = self.opts.start_timeout;
         self.tracer = Some(Tracer::attach(pid, self.stdout_pipe.as_deref(), hold, self.evidence.clone(), bound).await?);
         Ok(())
@@ -499,14 +475,14 @@ impl Session {
 
     /// Close the connection and stop the server (SIGTERM, then SIGKILL after a grace period).
     pub async fn shutdown(&mut self) {
-        if let Some(conn) = self.conn.as_ref() {
+        if let Some(conn) = self.at().conn.as_ref() {
             conn.close().await;
         }
-        self.server_stdin = None;
+        self.at_mut().server_stdin = None;
         if let Some(mut t) = self.tracer.take() {
             t.finish(Duration::ZERO).await;
         }
-        if let Some(mut server) = self.server.take() {
+        if let Some(mut server) = self.at_mut().server.take() {
             let pid = server.pid();
             let grace_ms = self.opts.stop_grace.as_millis() as u64;
             self.evidence.record(Event::Process(Process::Stop { pid, signal: "SIGTERM".into(), grace_ms }));
@@ -516,12 +492,12 @@ impl Session {
                 }
                 Err(e) => self.evidence.record(Event::Process(Process::StopFailed { pid, error: format!("{e:#}") })),
             }
-            strays::kill_strays(std::mem::take(&mut self.server_pipes), &self.evidence).await;
+            strays::kill_strays(std::mem::take(&mut self.at_mut().server_pipes), &self.evidence).await;
         }
         // stdio: read what the server wrote before it stopped to the end (bounded), so that a
         // late breach (a duplicated response) is seen before the verdict.
-        self.await_closed(self.generation, Duration::from_secs(1)).await;
-        self.conn.take();
+        self.await_closed(self.at().generation, Duration::from_secs(1)).await;
+        self.at_mut().conn.take();
     }
 
     /// The responses received for `(gen, id)` so far.
@@ -560,7 +536,7 @@ impl Session {
         // Headers already in: the commit decides (they may have come with the reply).
         let key = (gen, id_key(id));
         if !self.headers.contains(&key) {
-            if let Some(c) = self.conn.as_ref().filter(|c| c.generation() == gen) {
+            if let Some(c) = self.at().conn.as_ref().filter(|c| c.generation() == gen) {
                 c.break_at_headers(id);
                 self.close_on_headers.entry(key).or_insert(None);
             }
@@ -575,7 +551,7 @@ impl Session {
 
     /// Close the response stream of `(gen, id)` (HTTP).
     pub fn close_stream(&self, id: &Value) -> bool {
-        self.conn.as_ref().is_some_and(|c| c.close_stream(id))
+        self.at().conn.as_ref().is_some_and(|c| c.close_stream(id))
     }
 
     /// A `tools/call` of the tool under test (see [`message::tool_call`]).
@@ -588,6 +564,6 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         // `ServerProcess` kills its group when dropped; nothing else to release.
-        self.conn.take();
+        self.at_mut().conn.take();
     }
 }
