@@ -37,6 +37,7 @@ pub mod pacing;
 pub mod process;
 pub mod query;
 pub mod readings;
+pub mod responses;
 pub mod run;
 pub mod sdk_fixtures;
 pub mod server_log;

@@ -10,15 +10,16 @@ use crate::replay::message;
 use crate::replay::observer::Source;
 use crate::replay::pacing::Hold;
 use crate::replay::process::{LaunchSpec, Pipes, ServerProcess};
+use crate::replay::responses::{RequestKey, Responses};
 use crate::replay::server_log::ServerLog;
 pub use crate::replay::start_error::{NonJsonLines, StartError};
 use crate::replay::strays;
 use crate::replay::tracer::{self, Tracer};
 use crate::replay::types::{ReplayOptions, Revision, Target};
-use crate::replay::wire::{id_key, log_lines, Connection, EventKind, WireEvent};
+use crate::replay::wire::{log_lines, Connection, EventKind, WireEvent};
 use mcp_once_model::Transport;
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -41,11 +42,8 @@ pub struct Session {
     generations: u32,
     tx: UnboundedSender<WireEvent>,
     rx: UnboundedReceiver<WireEvent>,
-    responses: HashMap<(u32, String), Vec<Value>>,
-    failures: HashMap<(u32, String), String>,
-    headers: HashSet<(u32, String)>,
-    /// Streams to close as soon as their headers arrive, and whether each was still open then.
-    close_on_headers: HashMap<(u32, String), Option<bool>>,
+    /// The requests sent and what came back for each.
+    responses: Responses,
     closed: HashMap<u32, String>,
     /// stdio: bytes of an unfinished frame (no newline yet) of the connection of that generation.
     unfinished: HashMap<u32, usize>,
@@ -58,7 +56,6 @@ pub struct Session {
     /// stdio: lines of stdout that are not JSON at all (a breach in `breaches` too, unless the
     /// options skip them).
     pub non_json: NonJsonLines,
-    requests: HashMap<(u32, String), usize>,
     notifications: u64,
     housekeeping: u64,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
@@ -99,17 +96,13 @@ impl Session {
             revision,
             tx,
             rx,
-            responses: HashMap::new(),
-            failures: HashMap::new(),
-            headers: HashSet::new(),
-            close_on_headers: HashMap::new(),
+            responses: Responses::default(),
             closed: HashMap::new(),
             unfinished: HashMap::new(),
             mid_read: false,
             breaches: Vec::new(),
             breach_named: std::cell::Cell::new(false),
             non_json: NonJsonLines::default(),
-            requests: HashMap::new(),
             notifications: 0,
             housekeeping: 0,
             pace_args: false,
@@ -232,19 +225,19 @@ impl Session {
         conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await
             .map_err(|e| format!("{e:#}"))?;
-        let key = (gen, id_key(&id));
-        *self.requests.entry(key.clone()).or_default() += 1;
+        let key = RequestKey::new(gen, &id);
+        self.responses.sent(key.clone());
         let answer = self
             .wait_until(deadline, async |s| {
-                if let Some(resp) = s.responses.get(&key).and_then(|v| v.first()) {
+                if let Some(resp) = s.responses.answers(&key).first() {
                     return Some(match (resp.get("result"), resp.get("error")) {
                         (Some(r), _) => Ok(r.clone()),
                         (_, Some(e)) => Err(format!("error {e}")),
                         _ => Err(format!("malformed response {resp}")),
                     });
                 }
-                if let Some(f) = s.failures.get(&key) {
-                    return Some(Err(f.clone()));
+                if let Some(f) = s.responses.failure(&key) {
+                    return Some(Err(f.to_string()));
                 }
                 if let Some(c) = s.closed.get(&gen) {
                     return Some(Err(s.with_breach_note(c.clone())));
@@ -370,15 +363,8 @@ impl Session {
                 let method = m.get("method").and_then(Value::as_str).map(str::to_string);
                 match (m.get("id").cloned(), method) {
                     (Some(id), None) => {
-                        let key = (gen, id_key(&id));
-                        let asked = self.requests.get(&key).copied().unwrap_or(0);
-                        let answers = self.responses.entry(key).or_default();
-                        answers.push(m);
-                        if asked == 0 {
-                            self.breaches.push(ProtocolBreach::UnknownId { id });
-                        } else if answers.len() > asked {
-                            let responses = answers.len();
-                            self.breaches.push(ProtocolBreach::DuplicateResponse { id, responses, sent: asked });
+                        if let Some(breach) = self.responses.answer(RequestKey::new(gen, &id), id, m) {
+                            self.breaches.push(breach);
                         }
                     }
                     (Some(id), Some(method)) => {
@@ -397,27 +383,12 @@ impl Session {
                 }
                 self.non_json.push(line);
             }
-            EventKind::Headers { id, sse, .. } => {
-                let key = (gen, id_key(&id));
-                // The stream's own task broke it at these headers (`Connection::break_at_headers`):
-                // an event stream, its reply still to come. (A JSON body comes with its headers:
-                // too late, and left to the commit.)
-                if let Some(at @ None) = self.close_on_headers.get_mut(&key) {
-                    if sse {
-                        *at = Some(true);
-                    }
-                }
-                self.headers.insert(key);
-            }
-            EventKind::StreamEnd { id } => {
-                let key = (gen, id_key(&id));
-                if !self.responses.contains_key(&key) {
-                    self.failures.entry(key).or_insert_with(|| "the response stream ended without a response".into());
-                }
-            }
-            EventKind::StreamFailed { id, reason } => {
-                self.failures.entry((gen, id_key(&id))).or_insert(reason);
-            }
+            // A stream to break at its headers was broken by its own task there
+            // (`Connection::break_at_headers`): an event stream, its reply still to come. (A JSON
+            // body comes with its headers: too late, and left to the commit.)
+            EventKind::Headers { id, sse, .. } => self.responses.headers_arrived(RequestKey::new(gen, &id), sse),
+            EventKind::StreamEnd { id } => self.responses.stream_ended(RequestKey::new(gen, &id)),
+            EventKind::StreamFailed { id, reason } => self.responses.fail(RequestKey::new(gen, &id), reason),
             EventKind::Closed(reason) => {
                 self.closed.insert(gen, reason);
             }
@@ -433,7 +404,7 @@ impl Session {
         let instance = &self.instances[usize::from(self.active)];
         let conn = instance.conn.as_ref().ok_or("no connection to the server")?;
         if let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) {
-            *self.requests.entry((conn.generation(), id_key(id))).or_default() += 1;
+            self.responses.sent(RequestKey::new(conn.generation(), id));
         }
         conn.send(msg).await.map_err(|e| format!("{e:#}"))
     }
@@ -502,7 +473,7 @@ impl Session {
 
     /// The responses received for `(gen, id)` so far.
     pub fn responses_for(&self, gen: u32, id: &Value) -> &[Value] {
-        self.responses.get(&(gen, id_key(id))).map_or(&[], Vec::as_slice)
+        self.responses.answers(&RequestKey::new(gen, id))
     }
 
     /// How many notifications the server has sent (any connection).
@@ -512,12 +483,12 @@ impl Session {
 
     /// The failure of the request `(gen, id)`, if it failed.
     pub fn failure_for(&self, gen: u32, id: &Value) -> Option<&str> {
-        self.failures.get(&(gen, id_key(id))).map(String::as_str)
+        self.responses.failure(&RequestKey::new(gen, id))
     }
 
     /// Record that the request `(gen, id)` failed on the client's side (its write failed).
     pub fn fail_request(&mut self, gen: u32, id: &Value, reason: String) {
-        self.failures.entry((gen, id_key(id))).or_insert(reason);
+        self.responses.fail(RequestKey::new(gen, id), reason);
     }
 
     /// Whether connection `gen` was closed by the server.
@@ -527,18 +498,18 @@ impl Session {
 
     /// Whether HTTP response headers for `(gen, id)` arrived.
     pub fn has_headers(&self, gen: u32, id: &Value) -> bool {
-        self.headers.contains(&(gen, id_key(id)))
+        self.responses.has_headers(&RequestKey::new(gen, id))
     }
 
     /// HTTP: close the response stream of `(gen, id)` the moment its headers open an event
     /// stream, as a client whose stream broke once the server had the request.
     pub fn close_once_accepted(&mut self, gen: u32, id: &Value) {
         // Headers already in: the commit decides (they may have come with the reply).
-        let key = (gen, id_key(id));
-        if !self.headers.contains(&key) {
+        let key = RequestKey::new(gen, id);
+        if !self.responses.has_headers(&key) {
             if let Some(c) = self.at().conn.as_ref().filter(|c| c.generation() == gen) {
                 c.break_at_headers(id);
-                self.close_on_headers.entry(key).or_insert(None);
+                self.responses.break_at_headers(key);
             }
         }
     }
@@ -546,7 +517,7 @@ impl Session {
     /// For a stream given to [`Session::close_once_accepted`]: `Some(open)` once it was closed
     /// at its headers (whether it was still open then), `None` while they have not come.
     pub fn closed_at_headers(&self, gen: u32, id: &Value) -> Option<bool> {
-        self.close_on_headers.get(&(gen, id_key(id))).copied().flatten()
+        self.responses.closed_at_headers(&RequestKey::new(gen, id))
     }
 
     /// Close the response stream of `(gen, id)` (HTTP).
