@@ -2,7 +2,8 @@
 //! attempt (a call, a retry, a framework re-run), the client's timeout and cancellation, and
 //! reading a response.
 
-use crate::replay::driver::{Deferred, Driver};
+use crate::replay::attempts::Deferred;
+use crate::replay::driver::Driver;
 use crate::replay::message::Logical;
 use crate::replay::pacing::{attempt_of, is_send, AttemptId, Hold};
 use crate::replay::step::{answer, stop, summarize, Done, Sent, Stop};
@@ -45,7 +46,7 @@ impl Driver<'_> {
         let key = Some(rec.key).filter(|k| *k > 0).map(|k| self.key_name(call, k));
         // A stdio pipe keeps the client's order: a cancellation held back is written before
         // anything the client sends after it (it may be late, never overtaken).
-        if self.session.opts.target.transport() == Transport::Stdio && !self.deferred.is_empty() {
+        if self.session.opts.target.transport() == Transport::Stdio && !self.attempts.deferred.is_empty() {
             let delivered = self.deliver_deferred(None).await?;
             if !delivered.is_empty() {
                 self.note(format!("before this send, over the same pipe: {}", delivered.join("; ")));
@@ -60,7 +61,7 @@ impl Driver<'_> {
             }
             return self.send_while_down((call, attempt), id, key, extra).await;
         }
-        let hold = self.holds.get(&(call, attempt)).copied().unwrap_or_default();
+        let hold = self.attempts.holds.get(&(call, attempt)).copied().unwrap_or_default();
         // Held commits end in the trace's commit order, a quarter window apart: two attempts
         // held alike would otherwise commit within a millisecond of each other, in either order.
         let rank = self
@@ -77,14 +78,14 @@ impl Driver<'_> {
         with_extra(&mut msg, extra);
         let late = self.read_late((call, attempt));
         if late.is_some() {
-            self.held_requests.insert((call, attempt), msg);
+            self.attempts.held_requests.insert((call, attempt), msg);
         } else {
             self.session.send(&msg).await.map_err(|e| {
                 stop(ReplayVerdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}"))
             })?;
         }
-        let order = self.sent.len();
-        self.sent.insert(
+        let order = self.attempts.sent.len();
+        self.attempts.sent.insert(
             (call, attempt),
             Sent { id: id.clone(), gen: self.session.generation(), order, cancelled: false, stream_closed: false },
         );
@@ -175,8 +176,8 @@ impl Driver<'_> {
         with_extra(&mut msg, extra);
         let gen = self.session.generation();
         let written = self.session.send(&msg).await;
-        let order = self.sent.len();
-        self.sent.insert(a, Sent { id: id.clone(), gen, order, cancelled: false, stream_closed: false });
+        let order = self.attempts.sent.len();
+        self.attempts.sent.insert(a, Sent { id: id.clone(), gen, order, cancelled: false, stream_closed: false });
         let mut note = format!("tools/call id {id}");
         if let Some(k) = key {
             note.push_str(&format!(", key {k}"));
@@ -213,7 +214,7 @@ impl Driver<'_> {
     /// its write is held, which to the server is a client that cancels late.
     pub(crate) async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, Stop> {
         self.attempt(a)?;
-        self.sent.get_mut(&a).expect("sent").cancelled = true;
+        self.attempts.sent.get_mut(&a).expect("sent").cancelled = true;
         if self.session.opts.target.transport() == Transport::Http {
             let knob = &self.profile.knobs.http_cancel;
             let (how, what) = match knob.value {
@@ -221,13 +222,13 @@ impl Driver<'_> {
                 _ => (Deferred::CancelNotification, "notifications/cancelled"),
             };
             if how == Deferred::CloseStream {
-                self.sent.get_mut(&a).expect("sent").stream_closed = true;
+                self.attempts.sent.get_mut(&a).expect("sent").stream_closed = true;
             }
-            self.deferred.push((a, how));
+            self.attempts.deferred.push((a, how));
             let cite = format!("{} § {}", knob.cite.revision, knob.cite.section);
             return Ok(Done::driven(format!("{what} ({cite}); on HTTP it travels apart from the request, so it reaches the server where the trace has it read (ServerReceiveCancel), or after the last step")));
         }
-        self.deferred.push((a, Deferred::CancelNotification));
+        self.attempts.deferred.push((a, Deferred::CancelNotification));
         Ok(Done::driven("notifications/cancelled; over stdio its write is held until the trace has the server read it (ServerReceiveCancel), or after the last step: to the server, a client that cancels late"))
     }
 
@@ -246,7 +247,7 @@ impl Driver<'_> {
             ));
         }
         let bound = self.session.opts.step_timeout + self.session.opts.window * 2;
-        let sent = &self.sent;
+        let sent = &self.attempts.sent;
         let seen = self
             .session
             .wait_until(Instant::now() + bound, async |session| {

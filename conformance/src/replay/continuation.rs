@@ -76,7 +76,7 @@ impl Driver<'_> {
         (0..attempt)
             .rev()
             .find_map(|a| {
-                let resp = answer(&self.sent, &self.session, (call, a))?;
+                let resp = answer(&self.attempts.sent, &self.session, (call, a))?;
                 input_required(&resp).map(|r| ((call, a), r.clone()))
             })
             .ok_or_else(|| {

@@ -47,26 +47,26 @@ impl Driver<'_> {
                 }
             }
         };
-        self.crash_points.push((a, method, None));
+        self.attempts.crash_points.push((a, method, None));
     }
 
     /// Whether attempt `a`'s response, if it arrives, is treated as lost (a crash point not
     /// made by delay arguments).
     fn response_lost(&self, a: AttemptId) -> bool {
-        self.crash_points.iter().any(|(x, m, _)| *x == a && *m != CrashMethod::DelayArgs)
+        self.attempts.crash_points.iter().any(|(x, m, _)| *x == a && *m != CrashMethod::DelayArgs)
     }
 
     /// Whether a crash point let the response reach the runner before the kill (an emulated
     /// loss, which can hide a violation on a server that records its key only as it replies).
     pub(crate) fn emulated_loss(&self) -> bool {
-        self.crash_points.iter().any(|(_, _, written)| *written == Some(true))
+        self.attempts.crash_points.iter().any(|(_, _, written)| *written == Some(true))
     }
 
     pub(crate) async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
         let bound = self.session.opts.step_timeout;
         let lost = self.response_lost(a);
-        let sent = &self.sent;
+        let sent = &self.attempts.sent;
         let seen = self
             .session
             .wait_until(Instant::now() + bound, async |session| {
@@ -108,14 +108,14 @@ impl Driver<'_> {
         self.session.await_closed(self.session.generation(), std::time::Duration::from_secs(1)).await;
         self.session.drain().await;
         let mut notes = Vec::new();
-        for i in 0..self.crash_points.len() {
-            let (a, method, _) = self.crash_points[i];
-            let Some(s) = self.sent.get(&a) else { continue };
-            if s.gen != self.session.generation() || self.crash_points[i].2.is_some() {
+        for i in 0..self.attempts.crash_points.len() {
+            let (a, method, _) = self.attempts.crash_points[i];
+            let Some(s) = self.attempts.sent.get(&a) else { continue };
+            if s.gen != self.session.generation() || self.attempts.crash_points[i].2.is_some() {
                 continue;
             }
-            let written = answer(&self.sent, &self.session, a).is_some();
-            self.crash_points[i].2 = Some(written);
+            let written = answer(&self.attempts.sent, &self.session, a).is_some();
+            self.attempts.crash_points[i].2 = Some(written);
             self.session.evidence.record(Event::CrashPoint {
                 attempt: format!("call {} attempt {}", a.0, a.1),
                 method,

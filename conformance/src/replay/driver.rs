@@ -7,20 +7,18 @@
 //! [`crate::replay::crash_point`], [`crate::replay::interrupt_point`] and
 //! [`crate::replay::continuation`] (an MRTR continuation).
 
+use crate::replay::attempts::Attempts;
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
 use crate::replay::judge;
 use crate::replay::observed::{Counted, Observed};
-use crate::replay::pacing::{self, AttemptId, Hold};
+use crate::replay::pacing::{self, AttemptId};
 use crate::replay::session::Session;
 use crate::replay::step::{answer, stop, Done, Sent, Stop};
-use crate::replay::types::{
-    revision_for, CrashMethod, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus,
-};
+use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{Action, Profile, State};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// Replays one trace against a session.
 pub struct Driver<'t> {
@@ -32,8 +30,9 @@ pub struct Driver<'t> {
     /// Index of the first state of `path` where the trace's property fails.
     pub(crate) first_violation: Option<usize>,
     pub(crate) profile: Profile,
-    pub(crate) holds: BTreeMap<AttemptId, Hold>,
-    pub(crate) sent: BTreeMap<AttemptId, Sent>,
+    /// What the runner knows and does per attempt (holds, sends, deferred events, crash
+    /// points, routes).
+    pub(crate) attempts: Attempts,
     pub(crate) nonce: String,
     pub(crate) baseline: f64,
     has_baseline: bool,
@@ -41,25 +40,6 @@ pub struct Driver<'t> {
     steps: Vec<StepRecord>,
     notes: Vec<String>,
     pub(crate) trace_name: String,
-    pub(crate) deferred: Vec<(AttemptId, Deferred)>,
-    /// Requests whose write waits for the trace's `ServerReceive` (`Driver::read_late` says
-    /// why).
-    pub(crate) held_requests: BTreeMap<AttemptId, Value>,
-    /// The crash points armed: the attempt, how, and (after the kill) whether its response
-    /// had been written.
-    pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
-    /// With several server instances: the instance each attempt was sent to.
-    pub(crate) routes: BTreeMap<AttemptId, u8>,
-}
-
-/// A transport event the client has done but the server has not seen yet (HTTP): the model
-/// keeps it in flight until the server reads it, so the runner delivers it then.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Deferred {
-    /// A `notifications/cancelled` POST.
-    CancelNotification,
-    /// Closing the attempt's response stream.
-    CloseStream,
 }
 
 fn expected_effects(state: &State) -> u64 {
@@ -85,11 +65,10 @@ impl<'t> Driver<'t> {
         Driver {
             first_violation,
             session,
-            holds: pacing::holds_over(&trace.actions, trace.config.transport),
+            attempts: Attempts::new(pacing::holds_over(&trace.actions, trace.config.transport)),
             trace,
             path,
             profile,
-            sent: BTreeMap::new(),
             nonce,
             baseline: 0.0,
             has_baseline: false,
@@ -97,10 +76,6 @@ impl<'t> Driver<'t> {
             steps: Vec::new(),
             notes: Vec::new(),
             trace_name: trace_name.into(),
-            deferred: Vec::new(),
-            held_requests: BTreeMap::new(),
-            crash_points: Vec::new(),
-            routes: BTreeMap::new(),
         }
     }
 
@@ -308,7 +283,7 @@ impl<'t> Driver<'t> {
             })?;
         self.has_baseline = true;
         self.session.evidence.record(Event::Baseline { reading: self.baseline });
-        let needs_hold = self.holds.values().any(|h| h.before_commit || h.before_respond);
+        let needs_hold = self.attempts.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
             self.note("the trace needs server steps held back, and the tool has no delay arguments: the replay can only take the server's own timing".into());
         }
@@ -335,11 +310,11 @@ impl<'t> Driver<'t> {
             }));
             self.steps.push(rec);
         }
-        if !self.deferred.is_empty() {
+        if !self.attempts.deferred.is_empty() {
             let done = self.deliver_deferred(None).await?;
             self.note(format!("after the last step: {}", done.join("; ")));
         }
-        for (call, attempt) in self.held_requests.keys().copied().collect::<Vec<_>>() {
+        for (call, attempt) in self.attempts.held_requests.keys().copied().collect::<Vec<_>>() {
             self.note(format!("call {call} attempt {attempt}: its request was never written (the trace's server never reads it: to the server, it was still on the network when the trace ended)"));
         }
         Ok(())
@@ -359,7 +334,7 @@ impl<'t> Driver<'t> {
         let first_up = (0..count as u8).find(|n| state.server.up[usize::from(*n)]).unwrap_or(0);
         let instance = match *action {
             Action::ServerReceive { call, attempt, instance } => {
-                self.routes.insert((call, attempt), instance);
+                self.attempts.routes.insert((call, attempt), instance);
                 instance
             }
             Action::ServerCrash { instance } | Action::ServerRestart { instance } => instance,
@@ -370,10 +345,12 @@ impl<'t> Driver<'t> {
                     _ => None,
                 });
                 let instance = read_by.unwrap_or(first_up);
-                self.routes.insert(a, instance);
+                self.attempts.routes.insert(a, instance);
                 instance
             }
-            ref other => pacing::attempt_of(other).and_then(|a| self.routes.get(&a).copied()).unwrap_or(first_up),
+            ref other => {
+                pacing::attempt_of(other).and_then(|a| self.attempts.routes.get(&a).copied()).unwrap_or(first_up)
+            }
         };
         self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))
     }
@@ -467,7 +444,8 @@ impl<'t> Driver<'t> {
     }
 
     pub(crate) fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {
-        self.sent
+        self.attempts
+            .sent
             .get(&a)
             .cloned()
             .ok_or_else(|| stop(ReplayVerdict::Diverged, format!("call {} attempt {} was never sent", a.0, a.1)))
@@ -476,7 +454,7 @@ impl<'t> Driver<'t> {
     /// The response to an attempt: responses to one id on one connection are matched to its
     /// attempts in the order they were sent.
     pub(crate) fn response(&self, a: AttemptId) -> Option<Value> {
-        answer(&self.sent, &self.session, a)
+        answer(&self.attempts.sent, &self.session, a)
     }
 }
 

@@ -16,7 +16,8 @@
 //! the step unobserved and the replay goes on: the retry after it, and the effects counted at the
 //! end, show whether the handler stopped.
 
-use crate::replay::driver::{Deferred, Driver};
+use crate::replay::attempts::Deferred;
+use crate::replay::driver::Driver;
 use crate::replay::observer::Source;
 use crate::replay::pacing::AttemptId;
 use crate::replay::step::{stop, Done, Stop};
@@ -52,8 +53,9 @@ impl Driver<'_> {
             Source::Ledger { path, .. } => Some(keys_file(path)),
             _ => None,
         };
-        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred).into_iter().partition(|(x, _)| *x == a);
-        self.deferred = later;
+        let (now, later): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.attempts.deferred).into_iter().partition(|(x, _)| *x == a);
+        self.attempts.deferred = later;
         let from = self.session.server_log().position();
         let mut delivered = Vec::new();
         for (_, how) in now {

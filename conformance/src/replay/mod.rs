@@ -16,6 +16,7 @@
 //! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
+mod attempts;
 pub mod breach;
 pub mod client_steps;
 pub mod continuation;

@@ -32,7 +32,7 @@ impl Driver<'_> {
         let mut outcomes = Vec::new();
         for c in 0..calls {
             let call = last.calls[c];
-            let response = last.latest(c).and_then(|a| answer(&self.sent, &self.session, (c as u8, a as u8)));
+            let response = last.latest(c).and_then(|a| answer(&self.attempts.sent, &self.session, (c as u8, a as u8)));
             let from_response = || match &response {
                 Some(r) if is_refusal(r) => (Told::Failure, format!("answered {}", summarize(r))),
                 Some(r) => (Told::Success, format!("answered {}", summarize(r))),
@@ -41,7 +41,7 @@ impl Driver<'_> {
             // The latest attempt's own failure, if it had one (a write to a server that was down).
             let failed = last
                 .latest(c)
-                .and_then(|a| self.sent.get(&(c as u8, a as u8)))
+                .and_then(|a| self.attempts.sent.get(&(c as u8, a as u8)))
                 .and_then(|s| self.session.failure_for(s.gen, &s.id))
                 .map(str::to_string);
             let (told, detail) = match (call.phase, call.failure) {
@@ -91,7 +91,7 @@ impl Driver<'_> {
         };
         let told_success = (0..calls)
             .map(|c| {
-                let mine = self.sent.keys().filter(|(call, _)| usize::from(*call) == c);
+                let mine = self.attempts.sent.keys().filter(|(call, _)| usize::from(*call) == c);
                 mine.filter_map(|a| self.response(*a)).any(|r| is_final_success(&r))
             })
             .collect();

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 impl Driver<'_> {
     pub(crate) async fn server_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
-        if let Some(msg) = self.held_requests.remove(&a) {
+        if let Some(msg) = self.attempts.held_requests.remove(&a) {
             let sent = self.session.send(&msg).await;
             sent.map_err(|e| stop(ReplayVerdict::Diverged, format!("cannot send call {} attempt {}: {e}", a.0, a.1)))?;
             self.note(format!(
@@ -57,9 +57,9 @@ impl Driver<'_> {
 
     pub(crate) async fn server_commit(&mut self, a: AttemptId, expected: u64) -> Result<Done, Stop> {
         let s = self.attempt(a)?;
-        let held = self.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
+        let held = self.attempts.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
-        let (sent, baseline) = (&self.sent, self.baseline);
+        let (sent, baseline) = (&self.attempts.sent, self.baseline);
         // The violating step: the first commit at or past the state where the trace's property
         // fails (for the worst case: where a call first has two effects); that commit and any
         // after it may be refused by a server that does better, the ones before it must happen.

@@ -3,7 +3,8 @@
 //! closed response stream), delivered where the trace has the server read them, and a broken
 //! response stream.
 
-use crate::replay::driver::{Deferred, Driver};
+use crate::replay::attempts::Deferred;
+use crate::replay::driver::Driver;
 use crate::replay::pacing::AttemptId;
 use crate::replay::step::{fault_not_made, stop, summarize, Done, Sent, Stop};
 use crate::replay::types::ReplayVerdict;
@@ -93,9 +94,9 @@ impl Driver<'_> {
         // answers on later in the trace.
         let later = self.later_in_trace(&Action::ServerReceiveCancel { call, attempt })
             || self.later_in_trace(&Action::ServerRespond { call, attempt });
-        let pending = self.deferred.iter().position(|(x, how)| *x == a && *how == Deferred::CloseStream);
+        let pending = self.attempts.deferred.iter().position(|(x, how)| *x == a && *how == Deferred::CloseStream);
         let (Some(at), false) = (pending, later) else { return Ok(done) };
-        self.deferred.remove(at);
+        self.attempts.deferred.remove(at);
         let s = self.attempt(a)?;
         let open = self.close_before_reply(a, &s, true).await?;
         let how = if open { " before the reply" } else { " (it had already ended)" };
@@ -107,16 +108,16 @@ impl Driver<'_> {
     /// Deliver the deferred transport events of `only` (or all of them).
     pub(crate) async fn deliver_deferred(&mut self, only: Option<AttemptId>) -> Result<Vec<String>, Stop> {
         let (now, later): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
-        self.deferred = later;
+            std::mem::take(&mut self.attempts.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
+        self.attempts.deferred = later;
         let mut done = Vec::new();
         for (a, how) in now {
             let s = self.attempt(a)?;
             // With several instances, the event goes to the instance holding the request.
-            if let Some(instance) = self.routes.get(&a).copied() {
+            if let Some(instance) = self.attempts.routes.get(&a).copied() {
                 self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))?;
             }
-            if self.held_requests.contains_key(&a) {
+            if self.attempts.held_requests.contains_key(&a) {
                 done.push(format!("call {} attempt {}: nothing to deliver (its request was never written)", a.0, a.1));
                 continue;
             }
@@ -150,7 +151,7 @@ impl Driver<'_> {
         if self.session.opts.target.transport() != Transport::Http {
             return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
         }
-        self.sent.get_mut(&a).expect("sent").stream_closed = true;
+        self.attempts.sent.get_mut(&a).expect("sent").stream_closed = true;
         let committed = self.done_in_trace(&Action::ServerCommit { call: a.0, attempt: a.1 });
         if !self.profile.knobs.http_disconnect_is_cancel.value && !committed {
             // A disconnect is no cancellation here: the close matters to the client, which loses
@@ -158,7 +159,7 @@ impl Driver<'_> {
             // (a server that sends its headers only with its result shows nothing earlier).
             let s = self.attempt(a)?;
             self.session.close_once_accepted(s.gen, &s.id);
-            self.deferred.push((a, Deferred::CloseStream));
+            self.attempts.deferred.push((a, Deferred::CloseStream));
             return Ok(Done::driven("the client's response stream breaks; under this revision a disconnect is not a cancellation, so the runner closes it once the server has the request (its event stream opens, or its commit shows), before the reply"));
         }
         if !self.profile.knobs.http_disconnect_is_cancel.value {
@@ -170,7 +171,7 @@ impl Driver<'_> {
                 "the client's response stream breaks: {how}; under this revision a disconnect is not a cancellation"
             )));
         }
-        self.deferred.push((a, Deferred::CloseStream));
+        self.attempts.deferred.push((a, Deferred::CloseStream));
         Ok(Done::driven("the client's response stream breaks; the server sees the connection close where the trace has it read the cancellation, or after the last step"))
     }
 }
