@@ -10,6 +10,7 @@
 //! `report` renders everything that is printed.
 
 mod args;
+mod benchmark;
 mod cli;
 mod client_verdicts;
 mod commands;

@@ -1,0 +1,370 @@
+//! The benchmark harness behind `mcp-once bench`: how fast the model checker is, and how much
+//! memory it takes.
+//!
+//! Five parts: named cells searched one at a time (states generated and unique, depth, wall
+//! time, states per second, peak memory, bytes per unique state); the default matrix as
+//! `mcp-once check` runs it (wall time, with the slowest cells); how the safe SEP-3182 cell
+//! grows with calls, retries and crashes; the largest cells within the CLI's bounds, each
+//! searched until it ends or reaches its memory budget; and the SDK replays. Nothing here is a
+//! pass/fail test: figures depend on the machine and on what else it runs.
+//!
+//! Peak memory is the process's resident high-water mark (`VmHWM` in `/proc/self/status`),
+//! reset before each cell through `/proc/self/clear_refs`; where that reset is refused the
+//! figure is the peak so far and is marked as such. Each named cell is searched in a fresh
+//! process of this binary (`mcp-once bench --one`), so that its peak is its own.
+
+use crate::args::default_memory;
+use crate::report::bench::{BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
+use crate::run::{builtins, run_cells, threads, Cell, Checked};
+use anyhow::{anyhow, Result};
+use clap::ValueEnum;
+use mcp_once_model::catalogue::{keyed_safe_cell, matrix};
+use mcp_once_model::{
+    explore_with, Bounds, Budget, ClientPolicy, Config, End, KeyLifetime, McpModel, Options, Profile, PropertyKind,
+    ServerImpl, Transport, Verdict,
+};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What a bench run measures.
+pub struct Plan {
+    /// A run of a few seconds: no 3-call cell, a smaller growth table, the matrix at one call
+    /// per cell, no largest cells and no replays unless asked for by `only`.
+    pub quick: bool,
+    /// One part only.
+    pub only: Option<Part>,
+    /// Memory budget of each of the largest cells (default: 4 GiB, or 3/4 of the memory
+    /// available if that is less).
+    pub max_memory: Option<u64>,
+}
+
+/// The default budget of each of the largest cells.
+const LARGEST_MEMORY: u64 = 4 << 30;
+
+/// The parts of a bench run.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    /// The named cells.
+    Cells,
+    /// The default matrix.
+    Matrix,
+    /// The growth table.
+    Growth,
+    /// The largest cells within the CLI's bounds, each until it ends or reaches its budget.
+    Largest,
+    /// Replaying the four scenarios on the three SDK fixtures, both transports.
+    Replay,
+}
+
+/// Replay the four scenarios (`catalogue::RETRY_SCENARIOS` on stdio and HTTP) against the three
+/// SDK fixtures, one SDK per thread, scenarios in turn; servers start inside the measured time.
+fn run_replays() -> Result<ReplayRun> {
+    use mcp_once_conformance::replay::evidence::Evidence;
+    use mcp_once_conformance::replay::sdk_fixtures::{scenario_trace, FixturePaths, Sdk};
+    use mcp_once_model::catalogue::RETRY_SCENARIOS;
+    let exe = std::env::current_exe()?;
+    let paths = FixturePaths {
+        fixtures_dir: PathBuf::from("conformance/fixtures"),
+        rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
+    };
+    for sdk in Sdk::ALL {
+        if let Err(e) = paths.argv(sdk, std::path::Path::new("x"), &[]) {
+            return Ok(ReplayRun {
+                skipped: Some(format!("not measured: {e} (run from the repository root)")),
+                ..Default::default()
+            });
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("mcp-once-bench-replay-{}", std::process::id()));
+    let started = Instant::now();
+    let per_sdk = std::thread::scope(|scope| {
+        let handles: Vec<_> = Sdk::ALL
+            .iter()
+            .map(|&sdk| {
+                let (paths, scratch) = (&paths, &scratch);
+                scope.spawn(move || -> Result<Vec<ReplayTime>> {
+                    let mut out = Vec::new();
+                    for transport in [Transport::Stdio, Transport::Http] {
+                        for sc in &RETRY_SCENARIOS {
+                            let (trace, profile) =
+                                scenario_trace(sc, sdk, transport).map_err(|e| anyhow::anyhow!(e))?;
+                            let dir = scratch.join(format!("{}-{}-{}", sdk.as_str(), transport.as_str(), sc.name));
+                            std::fs::create_dir_all(&dir)?;
+                            let mut opts = paths.options(sdk, transport, &dir, &[]).map_err(|e| anyhow::anyhow!(e))?;
+                            opts.evidence_dir = None;
+                            let t = Instant::now();
+                            let r = mcp_once_conformance::replay::block_on(mcp_once_conformance::replay::replay(
+                                &trace,
+                                sc.name,
+                                profile,
+                                opts,
+                                Evidence::new(None)?,
+                            ))?;
+                            out.push(ReplayTime {
+                                sdk: sdk.as_str(),
+                                transport: transport.as_str(),
+                                scenario: sc.name,
+                                verdict: r.verdict.to_string(),
+                                effects: r.observed_effects,
+                                seconds: t.elapsed().as_secs_f64(),
+                            });
+                        }
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a replay thread")).collect::<Vec<_>>()
+    });
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut runs = Vec::new();
+    for r in per_sdk {
+        runs.extend(r?);
+    }
+    Ok(ReplayRun { skipped: None, runs, wall_seconds })
+}
+
+/// The machine this runs on.
+fn machine() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let ram_mib = status_kib("/proc/meminfo", "MemTotal:").unwrap_or(0) / 1024;
+    let rustc = std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map_or_else(|| "unknown (no rustc on PATH)".into(), |s| s.trim().to_string());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Machine { cpus, cpu_model, ram_mib, rustc }
+}
+
+/// A `Key: N kB` line of a /proc file, in KiB.
+fn status_kib(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Reset the resident high-water mark; false where the kernel refuses.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// A built-in profile by name.
+fn profile(name: &str) -> Profile {
+    builtins().into_iter().find(|p| p.name == name).expect("built-in profile")
+}
+
+/// Search one cell in a fresh process of this binary (so that its peak memory is its own) and
+/// read back its figures; with `max_memory`, the search stops before passing it.
+fn run_one(name: &str, config: Config, max_memory: Option<u64>) -> Result<CellRun> {
+    let exe = std::env::current_exe()?;
+    let mut command = std::process::Command::new(exe);
+    command.args(["bench", "--one", &serde_json::to_string(&config)?]);
+    if let Some(bytes) = max_memory {
+        command.args(["--max-memory", &bytes.to_string()]);
+    }
+    let out = command.stderr(std::process::Stdio::inherit()).output()?;
+    if !out.status.success() {
+        return Err(anyhow!("bench of {config} failed ({})", out.status));
+    }
+    let mut run: CellRun = serde_json::from_slice(&out.stdout)?;
+    run.name = name.to_string();
+    Ok(run)
+}
+
+/// Search one cell alone in this process, every property and the worst case, within
+/// `budget`, and measure it.
+fn measure(name: &str, config: Config, budget: Budget) -> Result<CellRun> {
+    let p = profile(&config.profile);
+    let model = McpModel::new(config.clone(), p).map_err(|e| anyhow!(e))?;
+    let before = status_kib("/proc/self/status", "VmRSS:").unwrap_or(0);
+    let reset = reset_peak();
+    let started = Instant::now();
+    let e = explore_with(&model, PropertyKind::ALL, Options { worst: true, budget });
+    let seconds = started.elapsed().as_secs_f64();
+    let peak = status_kib("/proc/self/status", "VmHWM:").unwrap_or(0);
+    let grown = peak.saturating_sub(if reset { before } else { 0 });
+    let s = e.stats;
+    let amo = e.results.iter().find(|r| r.property == PropertyKind::AtMostOnce).expect("checked");
+    Ok(CellRun {
+        name: name.to_string(),
+        config: config.to_string(),
+        generated: s.generated,
+        unique: s.states,
+        depth: s.depth,
+        seconds,
+        states_per_second: s.generated as f64 / seconds.max(1e-9),
+        peak_rss_mib: peak as f64 / 1024.0,
+        bytes_per_state: grown as f64 * 1024.0 / s.states.max(1) as f64,
+        at_most_once: verdict_name(amo.verdict).into(),
+        end: match e.end {
+            End::Exhaustive => "exhaustive".into(),
+            End::Answered => "answered".into(),
+            End::Stopped { why, depth_completed } => format!("stopped at depth {depth_completed}: {why}"),
+        },
+    })
+}
+
+/// A verdict as the reports write it.
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Holds => "holds",
+        Verdict::Violated => "violated",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+/// The largest cells within the CLI's bounds (3 calls, 3 retries or re-runs, 3 crashes): the
+/// framework's re-runs over HTTP (where the state space grows fastest) with each server
+/// behaviour, under the revision or proposal that has it; and the cell issue 16 reports, whose
+/// search was killed by the kernel at 24 GB before budgets existed.
+fn largest_cells() -> Vec<(String, Config)> {
+    let max = Bounds { calls: 3, retries: 3, crashes: 3 };
+    let cell = |profile: &str, key: KeyLifetime, server: ServerImpl, bounds| {
+        let b = Config::builder(profile).transport(Transport::Http).client(ClientPolicy::FrameworkRetry);
+        b.key(key).server(server).bounds(bounds).build()
+    };
+    let mut cells = vec![(
+        "issue 16: c3 r2 k1".to_string(),
+        cell(
+            "mcp-2026-07-28",
+            KeyLifetime::None,
+            ServerImpl::DedupByIdDurable,
+            Bounds { calls: 3, retries: 2, crashes: 1 },
+        ),
+    )];
+    for server in [ServerImpl::Plain, ServerImpl::HonoursCancel, ServerImpl::DedupById, ServerImpl::DedupByIdDurable] {
+        cells.push((format!("{server}: c3 r3 k3"), cell("mcp-2026-07-28", KeyLifetime::None, server, max)));
+    }
+    for server in [ServerImpl::KeyVolatile, ServerImpl::KeyDurable, ServerImpl::KeyAfterEffect, ServerImpl::KeyExpiring]
+    {
+        cells.push((format!("{server}: c3 r3 k3"), cell("sep-3182", KeyLifetime::PerStep, server, max)));
+    }
+    cells
+}
+
+/// Run the default matrix (one call per cell when `quick`) and time it.
+fn run_matrix(quick: bool) -> Result<MatrixRun> {
+    let profiles = builtins();
+    let configs: Vec<(Config, Profile)> = matrix(&profiles)
+        .into_iter()
+        .map(|mut c| {
+            if quick {
+                c.bounds.calls = 1;
+            }
+            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
+            (c, p)
+        })
+        .collect();
+    let threads = threads();
+    let started = Instant::now();
+    let options = Options { worst: true, budget: Budget { max_memory: default_memory(), ..Budget::default() } };
+    let cells = run_cells(configs, PropertyKind::ALL, options, None, threads, &|| {})?;
+    let seconds = started.elapsed().as_secs_f64();
+    let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
+    let own = |k: &&&Checked| !k.shared;
+    let mut slowest: Vec<MatrixCell> = checked
+        .iter()
+        .filter(own)
+        .map(|k| MatrixCell {
+            config: k.model.config.to_string(),
+            unique: k.stats.states,
+            search_seconds: k.stats.seconds,
+            verify_seconds: k.verify_seconds,
+        })
+        .collect();
+    slowest.sort_by(|a, b| (b.search_seconds + b.verify_seconds).total_cmp(&(a.search_seconds + a.verify_seconds)));
+    slowest.truncate(8);
+    Ok(MatrixRun {
+        what: if quick {
+            "default matrix at 1 call per cell (--quick)".into()
+        } else {
+            "default matrix, as `mcp-once check` runs it".into()
+        },
+        cells: cells.len(),
+        checked: checked.len(),
+        searches: checked.iter().filter(own).count(),
+        threads,
+        seconds,
+        search_seconds: checked.iter().filter(own).map(|k| k.stats.seconds).sum(),
+        verify_seconds: checked.iter().map(|k| k.verify_seconds).sum(),
+        slowest,
+    })
+}
+
+/// The safe cell at growing bounds, each point in its own process.
+fn growth(quick: bool) -> Result<Vec<CellRun>> {
+    let mut rows = Vec::new();
+    let base = Bounds { calls: 2, retries: 2, crashes: 1 };
+    let mut seen = Vec::new();
+    let mut points = Vec::new();
+    for calls in if quick { 1..=2 } else { 1..=3 } {
+        points.push(("calls", Bounds { calls, ..base }));
+    }
+    for retries in if quick { 0..=2 } else { 0..=3 } {
+        points.push(("retries", Bounds { retries, ..base }));
+    }
+    for crashes in if quick { 0..=1 } else { 0..=3 } {
+        points.push(("crashes", Bounds { crashes, ..base }));
+    }
+    for (what, b) in points {
+        if seen.contains(&b) {
+            continue;
+        }
+        seen.push(b);
+        let name = format!("{what}: c{} r{} k{}", b.calls, b.retries, b.crashes);
+        rows.push(run_one(&name, keyed_safe_cell(b), None)?);
+    }
+    Ok(rows)
+}
+
+/// Search one configuration in this process and return its figures (`mcp-once bench --one`,
+/// what [`run_one`] runs in a fresh process).
+pub fn measure_here(config: Config, max_memory: Option<u64>) -> Result<CellRun> {
+    measure("", config, Budget { max_memory, ..Budget::default() })
+}
+
+/// Run the parts `plan` asks for.
+pub fn bench(plan: &Plan) -> Result<BenchReport> {
+    let machine = machine();
+    let part = |p: Part| plan.only.is_none_or(|o| o == p);
+    let mut cells = Vec::new();
+    if part(Part::Cells) {
+        cells.push(run_one("safe cell, 2 calls", keyed_safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), None)?);
+        if !plan.quick {
+            cells.push(run_one(
+                "safe cell, 3 calls",
+                keyed_safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }),
+                None,
+            )?);
+        }
+    }
+    let matrix = if part(Part::Matrix) { Some(run_matrix(plan.quick)?) } else { None };
+    let growth = if part(Part::Growth) { growth(plan.quick)? } else { Vec::new() };
+    // The largest cells take minutes each: not in a quick run unless asked for by name.
+    let mut largest = Vec::new();
+    if plan.only == Some(Part::Largest) || (plan.only.is_none() && !plan.quick) {
+        let budget =
+            plan.max_memory.unwrap_or_else(|| default_memory().map_or(LARGEST_MEMORY, |d| d.min(LARGEST_MEMORY)));
+        for (name, config) in largest_cells() {
+            largest.push(run_one(&name, config, Some(budget))?);
+        }
+    }
+    // The replay part needs the installed fixtures and takes tens of seconds: not in a quick
+    // run unless asked for by name.
+    let replay = if plan.only == Some(Part::Replay) || (plan.only.is_none() && !plan.quick) {
+        run_replays()?
+    } else {
+        ReplayRun {
+            skipped: Some("not run (--quick or --only); run `mcp-once bench --only replay`".into()),
+            ..Default::default()
+        }
+    };
+    Ok(BenchReport { quick: plan.quick, machine, cells, matrix, growth, largest, replay })
+}
