@@ -222,8 +222,8 @@ fn verdict_name(v: Verdict) -> &'static str {
 
 /// The largest cells within the CLI's bounds (3 calls, 3 retries or re-runs, 3 crashes): the
 /// framework's re-runs over HTTP (where the state space grows fastest) with each server
-/// behaviour, under the revision or proposal that has it; and the cell issue 16 reports, whose
-/// search was killed by the kernel at 24 GB before budgets existed.
+/// behaviour, under the revision or proposal that has it; and c3 r2 k1 of the durable id table
+/// under 2026-07-28, whose unbudgeted search the kernel killed at 24 GB (BENCHMARKS.md).
 fn largest_cells() -> Vec<(String, Config)> {
     let max = Bounds { calls: 3, retries: 3, crashes: 3 };
     let cell = |profile: &str, key: KeyLifetime, server: ServerImpl, bounds| {
@@ -231,7 +231,7 @@ fn largest_cells() -> Vec<(String, Config)> {
         b.key(key).server(server).bounds(bounds).build()
     };
     let mut cells = vec![(
-        "issue 16: c3 r2 k1".to_string(),
+        "dedup-by-id-durable: c3 r2 k1".to_string(),
         cell(
             "mcp-2026-07-28",
             KeyLifetime::None,

@@ -247,7 +247,7 @@ impl Default for Bounds {
 /// One model configuration, without the profile itself (named by `profile`).
 ///
 /// In files it carries `cancel` always (the effective cancellation handling); a file without
-/// it (written before the axis existed) means the server preset's.
+/// it means the server preset's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "ConfigFile", from = "ConfigFile")]
 pub struct Config {

@@ -227,9 +227,9 @@ impl State {
 pub struct View {
     /// See everything (reductions off).
     pub detail: bool,
-    /// The reductions of issue 5 on: unread facts left out (below) and symmetry between
-    /// logical calls (see [`State::packed`]). Off, the view is the one of the first release,
-    /// which the tests compare against on the two-call matrix.
+    /// The lean reductions on: unread facts left out (below) and symmetry between logical
+    /// calls (see [`State::packed`]). Off, only the reductions listed before them there apply;
+    /// the tests compare the two on the two-call matrix.
     pub lean: bool,
     /// JSON-RPC ids influence behaviour (the server deduplicates by id).
     pub ids_matter: bool,

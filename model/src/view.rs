@@ -176,7 +176,7 @@ impl State {
     /// - A waiting attempt keeps everything, its id only where ids matter.
     /// - The session id counter only where ids matter and are scoped by session.
     ///
-    /// With `lean` (issue 5):
+    /// With `lean`:
     /// - A call's step number only under a per-step key; why a call failed only while it is
     ///   failed and the client retries after some failures but not others; of an id-table
     ///   entry only whether it is seen and completed, not which call it belongs to (the
