@@ -6,8 +6,8 @@ use mcp_once_testkit::{mcp_once, scratch, text};
 use serde_json::Value;
 use std::process::Output;
 
-/// The cell of issue 16: its full space does not fit in 24 GB, its at-most-once violation is
-/// shallow.
+/// The framework re-runs over HTTP of the durable id table under 2026-07-28, c3 r2 k1: its full
+/// space does not fit in 24 GB, its at-most-once violation is shallow.
 const LARGE: [&str; 14] = [
     "--profile",
     "mcp-2026-07-28",

@@ -1,4 +1,4 @@
-//! `--cancel` on the command line (issue 12, item 3): the SEP-3182 cell with a key stored after
+//! `--cancel` on the command line: the SEP-3182 cell with a key stored after
 //! the effect holds when the handler ignores cancellation and is violated, with no crash, when
 //! a cancellation (over 2026-07-28 HTTP, the broken stream) interrupts it between the two.
 

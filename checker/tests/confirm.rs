@@ -284,7 +284,7 @@ fn keyed_http_cell(server: &str, extra: &[&str]) -> Vec<String> {
     args
 }
 
-/// `--cancel interrupts` (issue 12, item 3): the cell is put under that handling, the Rust
+/// `--cancel interrupts`: the cell is put under that handling, the Rust
 /// fixture is started with it, and the stream close lands between the effect and the key
 /// record: every counterexample confirmed, the first attempt's record never written. The Python
 /// fixture cannot be that server and says so.
@@ -438,7 +438,7 @@ fn a_sample_of_every_server_behaviour_and_property_on_both_transports_is_confirm
     assert!(missed.is_empty(), "not confirmed:\n{}", missed.join("\n"));
 }
 
-/// `--handler input-after-effect` (issue 12, item 1): the cell's tool charges and then asks for
+/// `--handler input-after-effect`: the cell's tool charges and then asks for
 /// input; the Rust and Python fixtures are started with that handler, the runner answers the
 /// input request and sends the continuation, and the durable key does not cover it: at-most-once
 /// is confirmed on each with two ledger lines for one logical call.
@@ -466,7 +466,7 @@ fn a_continuation_outside_the_key_s_scope_is_confirmed_with_the_cell_s_handler()
     assert_eq!(code, 0, "every replay confirmed: {v:#}");
 }
 
-/// `--instances 2 --store per-instance` (issue 12, item 2): the cell is put in a deployment of
+/// `--instances 2 --store per-instance`: the cell is put in a deployment of
 /// two instances, each with its own key store, and its counterexamples are replayed on two Rust
 /// fixture processes; the at-most-once one, with no fault, is confirmed with one ledger line
 /// from each instance. The Python fixture keeps its store inside its one process and says so.

@@ -1,4 +1,4 @@
-//! A counterexample of a server that breaks a MUST of its profile (issue 12, item 4): `check`
+//! A counterexample of a server that breaks a MUST of its profile: `check`
 //! names the MUST, marks the steps where it shows, and puts first the shortest trace of a
 //! conformant server of the same kind, or says that none reaches the violation; the matrix
 //! marks such servers.

@@ -1,4 +1,4 @@
-//! The Rust fixture's `--cancel interrupts` (issue 12, item 3): a key-after-effect `charge`
+//! The Rust fixture's `--cancel interrupts`: a key-after-effect `charge`
 //! cancelled between its effect and its key record stops there, so the record is never written
 //! and a retry with the same key runs the effect again, with no crash. Real process over stdio,
 //! raw JSON-RPC frames, the real ledger and key files; every wait is bounded and waits for an

@@ -1,4 +1,4 @@
-//! The cancellation axis (issue 12, item 3): a server is a (store, cancellation) pair, the
+//! The cancellation axis: a server is a (store, cancellation) pair, the
 //! `--server` names are presets, and `--cancel` overrides the preset's cancellation. Over
 //! 2026-07-28 HTTP a broken stream is a cancellation, so a handler that is interrupted between
 //! its effect and a separate key record loses the record with no crash at all.

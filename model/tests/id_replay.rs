@@ -1,4 +1,4 @@
-//! An id table replays the answer it stored, of the kind it stored (issue 12, item 1): under
+//! An id table replays the answer it stored, of the kind it stored: under
 //! multi round-trip requests a request can find an id whose answer is another call's or another
 //! round's, so a request of the final round can be answered "input required" and a first
 //! request can be given a final result. Each test walks a path by hand through the model's own

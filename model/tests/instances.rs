@@ -1,4 +1,4 @@
-//! Several server instances (issue 12, item 2): under 2026-07-28 a server should not require a
+//! Several server instances: under 2026-07-28 a server should not require a
 //! client to reuse its connection or process, so a deployment may run it as several instances
 //! behind a load balancer, and a retry may reach another instance than the attempt it retries,
 //! even while that attempt runs. SEP-3182 requires the key store to be visible to every

@@ -402,7 +402,7 @@ fn compare_axis(one_call: Vec<McpModel>, two_call: Vec<McpModel>) -> (usize, usi
     (one, two, over)
 }
 
-/// The cancellation axis (issue 12): every one-call cell whose `--cancel` overrides its preset
+/// The cancellation axis: every one-call cell whose `--cancel` overrides its preset
 /// has the verdicts, lengths and worst case of its unreduced model, and its counterexamples are
 /// as short as stateright's; the two-call override cells under [`axis_limit`] unreduced states
 /// too (the interrupted stage, an effect whose record will never be written, is in the view) for
@@ -420,7 +420,7 @@ fn cells_with_a_cancellation_override_match_the_unreduced_model() {
     assert!(one >= 450 && two >= 80, "only {one} one-call and {two} two-call searches");
 }
 
-/// The handler axis (issue 12, item 1): every one-call cell of the matrix under each handler
+/// The handler axis: every one-call cell of the matrix under each handler
 /// that asks for input has the verdicts, lengths and worst case of its unreduced model (the
 /// round of every attempt is in the view: it tells a continuation from a retry), and its
 /// counterexamples are as short as stateright's; and the two-call SEP-3182 durable-store and
@@ -444,7 +444,7 @@ fn cells_with_input_rounds_match_the_unreduced_model() {
     assert!(one >= 700 && two >= 40, "only {one} one-call and {two} two-call searches");
 }
 
-/// The instances axis (issue 12): every one-call cell with two server instances (each store
+/// The instances axis: every one-call cell with two server instances (each store
 /// where its preset keeps it, and the durable stores per instance too) has the verdicts,
 /// lengths and worst case of its unreduced model, and its counterexamples are as short as
 /// stateright's; the two-call SEP-3182 `key-durable` cells under [`axis_limit`] unreduced states
@@ -470,7 +470,7 @@ fn cells_with_two_instances_match_the_unreduced_model() {
     assert!(one >= 80 && two >= 1, "only {one} one-call and {two} two-call searches");
 }
 
-/// MRTR continuations inside the key's scope (issue 12, item 5: a proposal on SEP-3182 with
+/// MRTR continuations inside the key's scope (a proposal on SEP-3182 with
 /// `idempotency_continuations = included`, a key per round): every one-call cell of its matrix
 /// under each handler that asks for input has the verdicts, lengths and worst case of its
 /// unreduced model (a key's round is in the view with its attempt), and its counterexamples are

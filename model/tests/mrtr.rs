@@ -1,4 +1,4 @@
-//! Multi round-trip requests (issue 12, item 1): a 2026-07-28 tool that asks for input answers
+//! Multi round-trip requests: a 2026-07-28 tool that asks for input answers
 //! with an input-required result, the client sends `tools/call` again under a new id with its
 //! input, and the handler runs from the start. SEP-3182 leaves such continuations outside the
 //! key's scope, so a handler that takes its effect before it asks runs it again with no fault at

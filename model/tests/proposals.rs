@@ -1,4 +1,4 @@
-//! Room for proposals (issue 12, item 5): the variants SEP discussions raise are expressible
+//! Room for proposals: the variants SEP discussions raise are expressible
 //! as profile files and checked: a dedup proposal with no in-progress rule (a concurrent
 //! duplicate runs), a blocking wait-then-replay, a key scoped per instance, MRTR continuations
 //! inside the key's scope (a key per round), and the client half of a proposal (clients must

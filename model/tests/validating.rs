@@ -1,4 +1,4 @@
-//! SEP-1686's validating receiver (issue 12, item 4): under `outcome-query`, a receiver MAY
+//! SEP-1686's validating receiver: under `outcome-query`, a receiver MAY
 //! reject a task id already associated with one of its tasks (§4.2.3, error -32602 in §7.1),
 //! and the `validates-task-id` server does. Its record exists from receipt and survives a
 //! crash. These tests pin what a user checking it finds: at-most-once (and exactly-once) hold
