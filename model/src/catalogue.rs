@@ -9,7 +9,7 @@ use crate::config::{
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
 use crate::property::PropertyKind;
-use crate::search::{check_property, shortest_after_crash, worst_case};
+use crate::search::check::{check_property, shortest_after_crash, worst_case};
 use crate::trace::{TraceFile, TraceKind};
 
 /// A retry scenario: one logical call, the client's retry behaviour and the faults around it,

@@ -7,7 +7,7 @@ use crate::conformance::{breaches, Breach};
 use crate::model::McpModel;
 use crate::profile::{Citation, KnobId};
 use crate::rules::{citations, describe};
-use crate::search::Counterexample;
+use crate::search::check::Counterexample;
 
 /// One step of a path: the action, one sentence of what it did, and the rules behind it.
 #[derive(Clone, Debug)]

@@ -19,29 +19,21 @@ pub mod action;
 pub mod applicable;
 mod attempt;
 pub mod behaviour_key;
-pub mod budget;
 pub mod builder;
 pub mod catalogue;
-mod codec;
 pub mod config;
 pub mod conformance;
 mod debug;
 pub mod explanation;
-pub mod explore;
-mod frontier;
 mod handler;
 mod knob_values;
 pub mod model;
 mod named;
-mod pass;
 pub mod profile;
 pub mod property;
 pub mod rules;
-mod runs;
 pub mod search;
-mod seen;
 mod server_steps;
-mod spill;
 pub mod state;
 pub mod text;
 pub mod trace;
@@ -51,17 +43,17 @@ mod windows;
 pub use action::{Action, Actor, ACTION_VOCABULARY};
 pub use applicable::NotApplicable;
 pub use behaviour_key::BehaviourKey;
-pub use budget::{Budget, Stop};
 pub use builder::ConfigBuilder;
 pub use config::{
     Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,
     Transport,
 };
-pub use explore::{explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
 pub use model::McpModel;
 pub use named::BadValue;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
+pub use search::budget::{self, Budget, Stop};
+pub use search::explore::{self, explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
 pub use search::{
     check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WithCheck, WorstCase,
     WorstSearch,

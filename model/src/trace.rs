@@ -27,7 +27,7 @@ use crate::explanation::explain_path;
 use crate::model::McpModel;
 use crate::profile::Profile;
 use crate::property::PropertyKind;
-use crate::search::{replay, Counterexample};
+use crate::search::check::{replay, Counterexample};
 use crate::text::one_line;
 use serde_json::{json, Map, Value};
 

@@ -11,15 +11,15 @@
 //! `search::check_property` (stateright, one property per run) and `search::shortest_path_len`
 //! (its own breadth-first search, states compared through the model's view) are the independent searches the tests compare this one against.
 
-use crate::budget::{Budget, Stop};
 use crate::model::McpModel;
-use crate::pass::{fingerprint, Node, Tally, MEMORY_POLL, ROOT};
-pub use crate::pass::{End, Options};
 use crate::property::PropertyKind;
-use crate::search::{CheckResult, Counterexample, Stats, Verdict, WorstCase, WorstSearch};
-use crate::seen::Seen;
-use crate::spill::Parents;
-pub use crate::spill::Spilled;
+use crate::search::budget::{Budget, Stop};
+use crate::search::check::{CheckResult, Counterexample, Stats, Verdict, WorstCase, WorstSearch};
+use crate::search::pass::{fingerprint, Node, Tally, MEMORY_POLL, ROOT};
+pub use crate::search::pass::{End, Options};
+use crate::search::seen::Seen;
+use crate::search::spill::Parents;
+pub use crate::search::spill::Spilled;
 use crate::state::State;
 use stateright::Model;
 use std::collections::VecDeque;
@@ -101,7 +101,7 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
         }
         if let (Some(Stop::Memory { .. }), Some(_)) = (stop, budget.spill_dir) {
             queue.push_front((s, node, depth));
-            let (end, parents, figures, states) = crate::spill::go_on(&mut t, seen, nodes, queue, &builder);
+            let (end, parents, figures, states) = crate::search::spill::go_on(&mut t, seen, nodes, queue, &builder);
             return finish(t, end, parents, states, Some(figures), started);
         }
         if let Some(why) = stop {
@@ -184,7 +184,7 @@ fn path(model: &McpModel, parents: &Parents, node: u32) -> Counterexample {
         at = parents.get(at.parent);
     }
     actions.reverse();
-    crate::search::counterexample(model, actions)
+    crate::search::check::counterexample(model, actions)
 }
 
 /// What [`shortest_lengths`] finds: the lengths of shortest paths, without the paths.

@@ -2,9 +2,9 @@
 //! shared by the search in memory (`explore.rs`) and its continuation on disk (`spill.rs`).
 
 use crate::action::Action;
-use crate::budget::{Budget, Stop};
 use crate::model::McpModel;
 use crate::property::PropertyKind;
+use crate::search::budget::{Budget, Stop};
 use crate::state::State;
 use stateright::Model;
 use std::collections::VecDeque;

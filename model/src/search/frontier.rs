@@ -7,8 +7,8 @@
 //! they take several times less disk so; a level is read once, in order, so nothing needs
 //! to find a record inside it.
 
-use crate::codec::{decode_action, decode_state, encode_action, encode_state, ACTION_BYTES, STATE_BYTES};
-use crate::pass::Node;
+use crate::search::codec::{decode_action, decode_state, encode_action, encode_state, ACTION_BYTES, STATE_BYTES};
+use crate::search::pass::Node;
 use crate::state::{State, View};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};

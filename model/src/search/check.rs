@@ -49,7 +49,7 @@ pub enum Verdict {
     Holds,
     /// A reachable state violates it; see the counterexample.
     Violated,
-    /// The search stopped at its budget before deciding it (see [`crate::budget::Stop`]): no
+    /// The search stopped at its budget before deciding it (see [`crate::search::budget::Stop`]): no
     /// violation within the depth it completed.
     Unknown,
 }

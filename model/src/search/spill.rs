@@ -25,12 +25,12 @@
 //! Every file is an unnamed temporary file (`tempfile::tempfile_in`): the system removes it
 //! when the process ends, whether it ends normally, panics, or is interrupted or killed.
 
-use crate::budget::Stop;
-pub(crate) use crate::frontier::Parents;
-use crate::frontier::{scratch, LevelIn, LevelOut, ParentLog, BUFFER, PARENT};
-use crate::pass::{fingerprint, End, Node, Tally, MEMORY_POLL, ROOT};
-use crate::runs::{Merged, Sorter};
-use crate::seen::Seen;
+use crate::search::budget::Stop;
+pub(crate) use crate::search::frontier::Parents;
+use crate::search::frontier::{scratch, LevelIn, LevelOut, ParentLog, BUFFER, PARENT};
+use crate::search::pass::{fingerprint, End, Node, Tally, MEMORY_POLL, ROOT};
+use crate::search::seen::Seen;
+use crate::search::sorted_runs::{Merged, Sorter};
 use crate::state::{State, View};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -466,7 +466,7 @@ fn run(
             eprintln!(
                 "mcp-once: on disk: depth {depth} done, {numbered} states, {} candidates next, {} of files",
                 upcoming.count(),
-                crate::budget::human_bytes(bytes)
+                crate::search::budget::human_bytes(bytes)
             );
         }
         drops = disk.settle(reading.bytes() + upcoming.bytes())?;
