@@ -2,7 +2,7 @@
 //! the output format (`check`, `matrix`, `diff`), the property selection, and the server under
 //! test (`replay`, `probe`).
 
-use crate::run::{builtins, profile_for};
+use crate::cells::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::replay::observer::{Observer, Source};

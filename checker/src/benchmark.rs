@@ -14,8 +14,8 @@
 //! process of this binary (`mcp-once bench --one`), so that its peak is its own.
 
 use crate::args::default_memory;
+use crate::cells::{builtins, run_cells, threads, Cell, Checked};
 use crate::report::bench::{BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
-use crate::run::{builtins, run_cells, threads, Cell, Checked};
 use anyhow::{anyhow, Result};
 use clap::ValueEnum;
 use mcp_once_model::catalogue::{keyed_safe_cell, matrix};

@@ -2,7 +2,7 @@
 //! `key-durable` server, whether one logical call can run twice (at-most-once), with the length
 //! of the shortest trace, at small bounds (one call, the client's retries, one crash).
 
-use crate::run::builtins;
+use crate::cells::builtins;
 use mcp_once_conformance::client_probe::ClientProfile;
 use mcp_once_model::{shortest_lengths, Bounds, Config, McpModel, PropertyKind, ServerImpl, Transport};
 use serde::Serialize;

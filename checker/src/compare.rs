@@ -1,7 +1,7 @@
 //! What a cell's verdicts come to, in a form that compares across profiles (`ShortVerdict`,
 //! `Signature`), and which cells of the matrix change between two profiles (`Diff`).
 
-use crate::run::{Cell, Checked};
+use crate::cells::{Cell, Checked};
 use mcp_once_model::config::StoreScope;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::{

@@ -11,7 +11,7 @@
 //! every server process group the runner started; replays under way or not yet started are
 //! `interrupted`.
 
-use crate::run::{cell_name, Cell};
+use crate::cells::{cell_name, Cell};
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{process, replay, write_result, ReplayVerdict};

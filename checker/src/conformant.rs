@@ -4,7 +4,7 @@
 //! shortest conformant counterexample first, or says that no conformant server of that kind
 //! reaches the violation (so the one shown is a non-conformant server's only).
 
-use crate::run::{run_cells, threads, Cell, Checked};
+use crate::cells::{run_cells, threads, Cell, Checked};
 use anyhow::Result;
 use mcp_once_model::conformance;
 use mcp_once_model::search::Counterexample;

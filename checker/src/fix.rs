@@ -3,7 +3,7 @@
 //! whose issue it is: the server's implementation, the client's retry policy, or the spec
 //! (another profile, whose idempotency key the client sends and a server keeps).
 
-use crate::run::{builtins, run_cells, threads};
+use crate::cells::{builtins, run_cells, threads};
 use anyhow::Result;
 use clap::ValueEnum;
 use mcp_once_model::{Budget, ClientPolicy, Config, KeyLifetime, Options, Profile, PropertyKind, ServerImpl, Verdict};

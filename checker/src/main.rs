@@ -11,6 +11,7 @@
 
 mod args;
 mod benchmark;
+mod cells;
 mod cli;
 mod client_verdicts;
 mod commands;
@@ -19,7 +20,6 @@ mod confirm;
 mod conformant;
 mod fix;
 mod report;
-mod run;
 mod shard;
 
 use cli::Command;

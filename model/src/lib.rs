@@ -33,7 +33,7 @@ pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
-mod server_steps;
+mod server_transitions;
 pub mod state;
 pub mod text;
 pub mod trace;

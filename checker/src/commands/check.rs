@@ -3,10 +3,10 @@
 //! validated against the model.
 
 use crate::args::{properties, BudgetArgs, ConfigArgs};
+use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress};
 use crate::conformant::check_conformant;
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
-use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::budget::human_bytes;

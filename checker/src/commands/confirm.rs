@@ -2,12 +2,12 @@
 //! replayed on the fixture that implements its cell's server, on the SDKs chosen.
 
 use crate::args::{BudgetArgs, ConfigArgs};
+use crate::cells::{
+    builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
+};
 use crate::confirm::{confirm, jobs, ConfirmOptions};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
-use crate::run::{
-    builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
-};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};

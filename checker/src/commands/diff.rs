@@ -1,10 +1,10 @@
 //! `mcp-once diff`: the default matrix under two profiles, reduced to the cells that change.
 
 use crate::args::BudgetArgs;
+use crate::cells::{builtins, matrix_cells, profile_for, run_with_progress};
 use crate::compare::diff;
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
-use crate::run::{builtins, matrix_cells, profile_for, run_with_progress};
 use anyhow::Result;
 use clap::Args;
 use mcp_once_model::catalogue::own_handlers;

@@ -4,12 +4,12 @@
 //! reproduce it. Paths are redacted unless `--keep-paths`.
 
 use crate::args::BudgetArgs;
+use crate::cells::{builtins, profile_for};
 use crate::conformant::check_conformant;
 use crate::fix::{self, Audience};
 use crate::report::issue::{issue_markdown, Issue, GITHUB_LIMIT};
 use crate::report::redact::Redactor;
 use crate::report::replay::ReplayEvidence;
-use crate::run::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;

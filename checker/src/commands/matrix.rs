@@ -2,10 +2,10 @@
 
 use crate::args::parse;
 use crate::args::BudgetArgs;
+use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_with_progress, with_instances};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::json::MatrixRecord;
 use crate::report::render::{Kind, Report};
-use crate::run::{builtins, exit_code, matrix_cells, profile_for, run_with_progress, with_instances};
 use crate::shard::Shard;
 use anyhow::Result;
 use clap::Args;

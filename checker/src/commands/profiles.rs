@@ -1,7 +1,7 @@
 //! `mcp-once profiles`: the built-in profiles, or one profile's knobs with their citations.
 
+use crate::cells::{builtins, profile_for};
 use crate::report::profiles::{profile_knobs, profile_list};
-use crate::run::{builtins, profile_for};
 use anyhow::Result;
 use clap::Args;
 use std::process::ExitCode;

@@ -14,9 +14,9 @@
 //! that way (it was built as `serde_json::Value`, whose maps are sorted), and scripts compare it
 //! byte for byte.
 
+use crate::cells::Cell;
 use crate::compare::{ChangeKind, Diff};
 use crate::conformant::{Conformant, ConformantAnswer};
-use crate::run::Cell;
 use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;

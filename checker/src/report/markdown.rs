@@ -1,8 +1,8 @@
 //! The issue-ready Markdown report of one trace: summary, parameters, cited steps, a Mermaid
 //! sequence diagram and how to reproduce it.
 
+use crate::cells::Cell;
 use crate::conformant::{Conformant, ConformantAnswer};
-use crate::run::Cell;
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::InputRequired;

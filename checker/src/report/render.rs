@@ -1,13 +1,13 @@
 //! What a renderer is given: a command's [`Report`] as typed data, of one [`Kind`] per
 //! command, and the [`Renderer`] trait every format implements (see `format.rs`).
 
+use crate::cells::Cell;
 use crate::compare::Diff;
 use crate::confirm::Confirmation;
 use crate::conformant::Conformant;
 use crate::report::bench::BenchReport;
 use crate::report::json::MatrixRecord;
 use crate::report::probe_client::ProbeClientReport;
-use crate::run::Cell;
 use anyhow::Result;
 use mcp_once_conformance::probe::baseline::BaselineResult;
 use mcp_once_conformance::probe::checks::CheckRecord;

@@ -1,10 +1,10 @@
 //! The matrix as a table (text or Markdown), and the summary `check` prints of the default
 //! matrix.
 
+use crate::cells::Cell;
 use crate::compare::ShortVerdict;
 use crate::report::json::{CellRecord, MatrixRecord, SearchEnd};
 use crate::report::text::colour;
-use crate::run::Cell;
 use mcp_once_model::catalogue::matrix_bounds;
 use mcp_once_model::{ClientPolicy, PropertyKind, Verdict, WorstSearch};
 

@@ -1,7 +1,7 @@
 //! The text a person reads in a terminal: one checked configuration, and numbered traces.
 
+use crate::cells::{Cell, Checked};
 use crate::conformant::{Conformant, ConformantAnswer};
-use crate::run::{Cell, Checked};
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::search::Counterexample;

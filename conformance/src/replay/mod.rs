@@ -2,7 +2,7 @@
 //! MCP server, injecting the faults it names (timeouts, cancellation, a closed response stream,
 //! SIGKILL, restart, retries) and counting side effects with an observer.
 //!
-//! Layout: [`types`] (what the runner is given and returns), [`run`] (the entry points),
+//! Layout: [`types`] (what the runner is given and returns), [`entry`] (the entry point),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`], why one failed in [`start_error`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
 //! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
@@ -22,6 +22,7 @@ pub mod client_steps;
 pub mod continuation;
 pub mod crash_point;
 pub mod driver;
+pub mod entry;
 pub mod evidence;
 pub mod frame;
 pub mod handshake;
@@ -39,7 +40,6 @@ pub mod process;
 pub mod query;
 pub mod readings;
 pub mod responses;
-pub mod run;
 pub mod sdk_fixtures;
 pub mod server_log;
 pub mod server_steps;
@@ -53,7 +53,7 @@ pub mod types;
 pub mod wire;
 
 pub use driver::replay;
-pub use run::{block_on, block_on_interruptible, interrupted, load_trace, run_replay};
+pub use entry::{block_on, block_on_interruptible, interrupted, load_trace, run_replay};
 pub use types::{
     read_result, revision_for, write_result, KeyAt, ReplayOptions, ReplayResult, ReplayVerdict, Revision, StepRecord,
     Target, TargetError,
