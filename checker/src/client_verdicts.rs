@@ -3,7 +3,7 @@
 //! of the shortest trace, at small bounds (one call, the client's retries, one crash).
 
 use crate::cells::builtins;
-use mcp_once_conformance::client_probe::ClientProfile;
+use mcp_once_conformance::probe_client::ClientProfile;
 use mcp_once_model::{shortest_lengths, Bounds, Config, McpModel, PropertyKind, ServerImpl, Transport};
 use serde::Serialize;
 

@@ -5,9 +5,9 @@
 //! awaits and observes), the ledger counter its observer uses ([`ledger_count`]), and the Rust
 //! ledger fixture server on the Rust MCP SDK ([`fixture`], binary `mcp-once-fixture`).
 
-pub mod client_probe;
 pub mod fixture;
 pub mod ledger_count;
 pub mod probe;
+pub mod probe_client;
 pub mod replay;
 pub mod usage;

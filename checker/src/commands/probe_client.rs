@@ -7,10 +7,10 @@ use crate::report::probe_client::{checks, ProbeClientReport};
 use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, Result};
 use clap::Args;
-use mcp_once_conformance::client_probe::{
+use mcp_once_conformance::probe::checks::exit_code;
+use mcp_once_conformance::probe_client::{
     classify, run_scenario, ClientCommand, Observed, RunOptions, Scenario, Transport,
 };
-use mcp_once_conformance::probe::checks::exit_code;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

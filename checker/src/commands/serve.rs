@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use mcp_once_conformance::client_probe::{self, Scenario, ServeOptions, Transport};
+use mcp_once_conformance::probe_client::{self, Scenario, ServeOptions, Transport};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -30,7 +30,7 @@ pub struct ServeArgs {
 
 /// Run `mcp-once serve` until its input closes or it is stopped.
 pub fn run(a: ServeArgs) -> Result<ExitCode> {
-    client_probe::run_blocking(ServeOptions {
+    probe_client::run_blocking(ServeOptions {
         transport: a.transport,
         port: a.port,
         scenario: a.scenario,

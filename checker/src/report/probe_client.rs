@@ -4,8 +4,8 @@
 
 use crate::client_verdicts::ClientVerdict;
 use crate::report::probe::probe_text;
-use mcp_once_conformance::client_probe::{ClientProfile, Observed, Transport};
 use mcp_once_conformance::probe::checks::{now_rfc3339, CheckRecord, Status};
+use mcp_once_conformance::probe_client::{ClientProfile, Observed, Transport};
 use mcp_once_model::profile::RetryId;
 use mcp_once_model::Bounds;
 use serde_json::{json, Value};

@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::client_probe::record::Recorder;
-use crate::client_probe::scenario::{ServeOptions, Transport};
-use crate::client_probe::tool::Shared;
-use crate::client_probe::{http, stdio};
+use crate::probe_client::record::Recorder;
+use crate::probe_client::scenario::{ServeOptions, Transport};
+use crate::probe_client::tool::Shared;
+use crate::probe_client::{http, stdio};
 
 /// Serve until stdin reaches EOF (stdio) or SIGTERM/SIGINT arrives. For HTTP the line
 /// `listening http://127.0.0.1:PORT/mcp` is printed on stderr once the socket is bound.

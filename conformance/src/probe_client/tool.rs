@@ -18,8 +18,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use crate::client_probe::record::{find_key, now_ms, Recorder};
-use crate::client_probe::scenario::{Scenario, ServeOptions, TOOL};
+use crate::probe_client::record::{find_key, now_ms, Recorder};
+use crate::probe_client::scenario::{Scenario, ServeOptions, TOOL};
 
 /// The server's `serverInfo.name`.
 pub const SERVER_NAME: &str = "mcp-once serve on rmcp";

@@ -21,8 +21,8 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::client_probe::stdio::note_incoming;
-use crate::client_probe::tool::{HttpCall, ProbeServer, Shared};
+use crate::probe_client::stdio::note_incoming;
+use crate::probe_client::tool::{HttpCall, ProbeServer, Shared};
 
 const MAX_BODY: usize = 4 << 20;
 

@@ -8,8 +8,8 @@ use mcp_once_model::{ClientPolicy, KeyLifetime};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::client_probe::runner::ScenarioRun;
-use crate::client_probe::scenario::Scenario;
+use crate::probe_client::runner::ScenarioRun;
+use crate::probe_client::scenario::Scenario;
 
 /// One scenario, as the record shows it.
 #[derive(Clone, Debug, Serialize)]

@@ -8,7 +8,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::client_probe::tool::{ProbeServer, Shared};
+use crate::probe_client::tool::{ProbeServer, Shared};
 
 /// How long the session may finish its calls after stdin closes.
 const EOF_GRACE: std::time::Duration = std::time::Duration::from_millis(200);

@@ -14,9 +14,9 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-use crate::client_probe::record;
-use crate::client_probe::scenario::{Scenario, ServeOptions, Transport, ARGS, TOOL};
-use crate::client_probe::serve::InProcess;
+use crate::probe_client::record;
+use crate::probe_client::scenario::{Scenario, ServeOptions, Transport, ARGS, TOOL};
+use crate::probe_client::serve::InProcess;
 
 /// How often the runner looks at the client and the record while it waits.
 const POLL: Duration = Duration::from_millis(20);
