@@ -13,6 +13,7 @@ use mcp_once_model::{
     StoreScope, Transport,
 };
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A value parsed with its `FromStr` (the model's names), for clap.
@@ -93,7 +94,7 @@ impl ConfigArgs {
     }
 
     /// The configuration, with defaults for what is not given, and its profile.
-    pub fn resolve(&self) -> Result<(Config, Profile)> {
+    pub fn resolve(&self) -> Result<(Config, Arc<Profile>)> {
         let mut loaded = builtins();
         let profile_name = self.profile.clone().unwrap_or_else(|| "mcp-2026-07-28".into());
         let profile = profile_for(&profile_name, &mut loaded)?;
@@ -113,7 +114,7 @@ impl ConfigArgs {
             .build()
             .normalised();
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;
-        Ok((config, profile))
+        Ok((config, Arc::new(profile)))
     }
 }
 

@@ -14,7 +14,7 @@
 //! process of this binary (`mcp-once bench --one`), so that its peak is its own.
 
 use crate::args::default_memory;
-use crate::cells::{builtins, run_cells, threads, Cell, Checked};
+use crate::cells::{builtins, run_cells, threads, with_profiles, Cell, Checked};
 use crate::report::bench::{BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
 use anyhow::{anyhow, Result};
 use clap::ValueEnum;
@@ -252,16 +252,11 @@ fn largest_cells() -> Vec<(String, Config)> {
 /// Run the default matrix (one call per cell when `quick`) and time it.
 fn run_matrix(quick: bool) -> Result<MatrixRun> {
     let profiles = builtins();
-    let configs: Vec<(Config, Profile)> = matrix(&profiles)
-        .into_iter()
-        .map(|mut c| {
-            if quick {
-                c.bounds.calls = 1;
-            }
-            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
-            (c, p)
-        })
-        .collect();
+    let mut cells = matrix(&profiles);
+    if quick {
+        cells.iter_mut().for_each(|c| c.bounds.calls = 1);
+    }
+    let configs = with_profiles(cells, &profiles);
     let threads = threads();
     let started = Instant::now();
     let options = Options { worst: true, budget: Budget { max_memory: default_memory(), ..Budget::default() } };

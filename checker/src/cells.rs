@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// The outcome of one cell.
@@ -116,18 +117,24 @@ pub fn matrix_cells(
     profiles: &[Profile],
     cancels: &[Cancellation],
     handlers: &[HandlerKind],
-) -> Vec<(Config, Profile)> {
-    mcp_once_model::catalogue::matrix_with_axes(profiles, cancels, handlers)
+) -> Vec<(Config, Arc<Profile>)> {
+    with_profiles(mcp_once_model::catalogue::matrix_with_axes(profiles, cancels, handlers), profiles)
+}
+
+/// Each of `cells` with its profile among `profiles`, one shared copy per profile.
+pub fn with_profiles(cells: Vec<Config>, profiles: &[Profile]) -> Vec<(Config, Arc<Profile>)> {
+    let shared: Vec<Arc<Profile>> = profiles.iter().cloned().map(Arc::new).collect();
+    cells
         .into_iter()
         .map(|c| {
-            let p = profiles.iter().find(|p| p.name == c.profile).expect("profile").clone();
-            (c, p)
+            let p = shared.iter().find(|p| p.name == c.profile).expect("a cell's profile is among those given");
+            (c, Arc::clone(p))
         })
         .collect()
 }
 
 /// `cells`, each with every number of server instances in `instances` (none: as they are).
-pub fn with_instances(cells: Vec<(Config, Profile)>, instances: &[u8]) -> Vec<(Config, Profile)> {
+pub fn with_instances(cells: Vec<(Config, Arc<Profile>)>, instances: &[u8]) -> Vec<(Config, Arc<Profile>)> {
     if instances.is_empty() {
         return cells;
     }
@@ -179,7 +186,7 @@ pub fn progress(len: usize, what: &str, unit: &str) -> Option<indicatif::Progres
 /// Run cells on every core with a progress bar on a terminal.
 pub fn run_with_progress(
     what: &str,
-    configs: Vec<(Config, Profile)>,
+    configs: Vec<(Config, Arc<Profile>)>,
     props: &[PropertyKind],
     options: Options,
     out: Option<&Path>,
@@ -267,7 +274,7 @@ fn cost_guess(c: &Config) -> (u8, u8, bool, bool, u8) {
 /// The order to take cells in: one cell per distinct search, largest guess first, so that the
 /// long searches start at once and do not end up alone at the end; then the cells that share
 /// a search.
-fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
+fn schedule(configs: &[(Config, Arc<Profile>)]) -> Vec<usize> {
     let mut firsts = Vec::new();
     let mut rest = Vec::new();
     let mut keys = std::collections::HashSet::new();
@@ -288,7 +295,7 @@ fn schedule(configs: &[(Config, Profile)]) -> Vec<usize> {
 /// search on disk keeps to its share of the memory and disk budgets (`Budget::shared_by`).
 /// `on_done` is called once per finished cell (for progress).
 pub fn run_cells(
-    configs: Vec<(Config, Profile)>,
+    configs: Vec<(Config, Arc<Profile>)>,
     properties: &[PropertyKind],
     options: Options,
     out: Option<&Path>,

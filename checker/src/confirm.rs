@@ -20,6 +20,7 @@ use mcp_once_model::{Config, Profile};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// One counterexample to replay on one SDK.
@@ -27,7 +28,7 @@ pub struct Job {
     /// The cell it was found in.
     pub config: Config,
     /// The cell's profile (its revision is the one spoken).
-    pub profile: Profile,
+    pub profile: Arc<Profile>,
     /// Which trace: a property's counterexample or the worst case.
     pub kind: TraceKind,
     /// The trace, typed.
@@ -210,7 +211,7 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
         return not_run(job, ReplayVerdict::Inconclusive, "cannot start an async runtime".into());
     };
     let name = format!("{}__{}", cell_name(&job.config), job.kind.property_name());
-    let result = runtime.block_on(replay(&job.trace, &name, job.profile.clone(), opts, evidence));
+    let result = runtime.block_on(replay(&job.trace, &name, Profile::clone(&job.profile), opts, evidence));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let mut reason = result.reason.clone();
     if let Err(e) = write_result(&result) {

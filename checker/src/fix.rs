@@ -7,6 +7,7 @@ use crate::cells::{builtins, run_cells, threads};
 use anyhow::Result;
 use clap::ValueEnum;
 use mcp_once_model::{Budget, ClientPolicy, Config, KeyLifetime, Options, Profile, PropertyKind, ServerImpl, Verdict};
+use std::sync::Arc;
 
 /// Whose issue a report is: what its title and suggested fix address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -60,18 +61,19 @@ const MAX_STATES: usize = 2_000_000;
 
 /// The configurations a fix for `audience` may move to from `cfg`, nearest first: one
 /// parameter changed where one suffices, the idempotency key added where the profile has one.
-fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Config, Profile)> {
-    let here = profiles.iter().find(|p| p.name == cfg.profile).cloned();
+fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Config, Arc<Profile>)> {
+    let shared: Vec<Arc<Profile>> = profiles.iter().cloned().map(Arc::new).collect();
+    let here = shared.iter().find(|p| p.name == cfg.profile);
     let keys = [cfg.key, KeyLifetime::PerCall];
-    let mut out: Vec<(Config, Profile)> = Vec::new();
-    let mut push = |c: Config, p: &Profile| {
+    let mut out: Vec<(Config, Arc<Profile>)> = Vec::new();
+    let mut push = |c: Config, p: &Arc<Profile>| {
         if c != *cfg && c.applicable(p).is_ok() && !out.iter().any(|(o, _)| *o == c) {
-            out.push((c, p.clone()));
+            out.push((c, Arc::clone(p)));
         }
     };
     match audience {
         Audience::Server => {
-            if let Some(p) = &here {
+            if let Some(p) = here {
                 for key in keys {
                     for server in SERVERS {
                         push(Config { key, server, ..cfg.clone() }, p);
@@ -80,7 +82,7 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
             }
         }
         Audience::Client => {
-            if let Some(p) = &here {
+            if let Some(p) = here {
                 for key in keys {
                     for &client in ClientPolicy::ALL {
                         push(Config { key, client, ..cfg.clone() }, p);
@@ -91,7 +93,7 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
         Audience::Spec => {}
     }
     // Another profile: the key a proposal defines, kept by a server as it says.
-    for p in profiles.iter().filter(|p| p.name != cfg.profile) {
+    for p in shared.iter().filter(|p| p.name != cfg.profile) {
         for server in SERVERS.into_iter().filter(|s| s.uses_keys()) {
             push(Config { profile: p.name.clone(), key: KeyLifetime::PerCall, server, ..cfg.clone() }, p);
         }

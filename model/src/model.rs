@@ -33,6 +33,7 @@ use crate::config::{Cancellation, Config, KeyLifetime, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
+use std::sync::Arc;
 
 /// The knob values the model reads on every step, taken from the profile once.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,7 +59,7 @@ pub struct McpModel {
     /// The configuration.
     pub config: Config,
     /// The resolved profile.
-    pub profile: Profile,
+    pub profile: Arc<Profile>,
     /// Which facts states are compared on (see [`View`]).
     pub view: View,
     pub(crate) rules: Rules,
@@ -66,7 +67,8 @@ pub struct McpModel {
 
 impl McpModel {
     /// Build the model; `Err` if the configuration does not apply under the profile.
-    pub fn new(config: Config, profile: Profile) -> Result<McpModel, NotApplicable> {
+    pub fn new(config: Config, profile: impl Into<Arc<Profile>>) -> Result<McpModel, NotApplicable> {
+        let profile = profile.into();
         let config = config.normalised();
         config.applicable(&profile)?;
         let k = &profile.knobs;

@@ -15,6 +15,7 @@ use mcp_once_conformance::replay::ReplayVerdict;
 use mcp_once_model::{Config, Options, Profile, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// An SDK whose fixture replays: rust (bundled), typescript (1.x), typescript-v2
 /// (`@modelcontextprotocol/server` 2.x), python (conformance/fixtures).
@@ -104,7 +105,7 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
 }
 
 /// The applicable cells of the default matrix the flags select; an error when there are none.
-fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Profile)>> {
+fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
     let mut loaded = builtins();
     let profiles = match &a.config.profile {
         Some(p) => vec![profile_for(p, &mut loaded).map_err(|e| anyhow!("--profile {p}: {e}"))?],
