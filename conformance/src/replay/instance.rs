@@ -1,9 +1,10 @@
 //! One server instance of a session: its target, its process and pipes, its connection and
-//! that connection's generation, how it exited, and its stderr. A session holds one per
+//! that connection's generation, how it exited, its stderr, and the tracer holding its writes. A session holds one per
 //! instance of the deployment and acts on the selected one ([`crate::replay::instances`]).
 
 use crate::replay::process::ServerProcess;
 use crate::replay::server_log::ServerLog;
+use crate::replay::tracer::Tracer;
 use crate::replay::types::Target;
 use crate::replay::wire::Connection;
 
@@ -26,6 +27,10 @@ pub(crate) struct Instance {
     pub(crate) server_pipes: Vec<String>,
     /// HTTP: the stderr lines of the server the runner started, kept to be waited on.
     pub(crate) server_log: ServerLog,
+    /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
+    pub(crate) stdout_pipe: Option<String>,
+    /// strace, holding the server's writes to stdout (a crash point without hooks).
+    pub(crate) tracer: Option<Tracer>,
 }
 
 impl Instance {
@@ -40,6 +45,8 @@ impl Instance {
             exited: None,
             server_pipes: Vec::new(),
             server_log: ServerLog::default(),
+            stdout_pipe: None,
+            tracer: None,
         }
     }
 }

@@ -67,10 +67,6 @@ pub struct Session {
     pub capabilities: Value,
     started_once: bool,
     starting: bool,
-    /// stdio: the server's stdout pipe, as strace names it (`pipe:[inode]`).
-    stdout_pipe: Option<String>,
-    /// strace, holding the server's writes to stdout (a crash point without hooks).
-    tracer: Option<Tracer>,
     pub(crate) last_logged: Option<f64>,
 }
 
@@ -110,8 +106,6 @@ impl Session {
             capabilities: json!({}),
             started_once: false,
             starting: false,
-            stdout_pipe: None,
-            tracer: None,
             last_logged: None,
         }
     }
@@ -168,7 +162,7 @@ impl Session {
         match self.at().target.clone() {
             Target::Stdio(spec) => {
                 let (proc_, pipes) = self.spawn(&spec)?;
-                self.stdout_pipe = tracer::pipe_name(pipes.stdout.as_raw_fd());
+                self.at_mut().stdout_pipe = tracer::pipe_name(pipes.stdout.as_raw_fd());
                 self.at_mut().conn = Some(Connection::stdio(
                     gen,
                     pipes.stdin,
@@ -417,7 +411,7 @@ impl Session {
             .as_mut()
             .ok_or("the runner did not start the server, so it cannot kill it (give --launch)")?;
         let pid = server.pid();
-        if let Some(mut t) = self.tracer.take() {
+        if let Some(mut t) = instance.tracer.take() {
             // The group dies first (a held write is never made); then the tracer goes, so the
             // dead group is reported to the runner at once and not when strace's delay ends.
             server.signal_kill();
@@ -440,7 +434,8 @@ impl Session {
     pub(crate) async fn hold_responses(&mut self, hold: Duration) -> Result<(), String> {
         let pid = self.at().server.as_ref().ok_or("no server process")?.pid();
         let bound = self.opts.start_timeout;
-        self.tracer = Some(Tracer::attach(pid, self.stdout_pipe.as_deref(), hold, self.evidence.clone(), bound).await?);
+        let tracer = Tracer::attach(pid, self.at().stdout_pipe.as_deref(), hold, self.evidence.clone(), bound).await?;
+        self.at_mut().tracer = Some(tracer);
         Ok(())
     }
 
@@ -450,7 +445,7 @@ impl Session {
             conn.close().await;
         }
         self.at_mut().server_stdin = None;
-        if let Some(mut t) = self.tracer.take() {
+        if let Some(mut t) = self.at_mut().tracer.take() {
             t.finish(Duration::ZERO).await;
         }
         if let Some(mut server) = self.at_mut().server.take() {
