@@ -206,6 +206,23 @@ fn bad_runner_input_gets_one_line_naming_it_and_exit_2() {
     assert!(stdout.starts_with("DIVERGED: the server has no tool `refund` (it lists: "), "{stdout}");
     assert!(stdout.contains("charge") && stdout.contains("with --tool"), "{stdout}");
     assert!(!stdout.contains("did not start"), "{stdout}");
+    // A port that already answers before the launch: the runner would reach whatever listens
+    // there, not the server it starts, so it starts nothing and says why.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let dir = temp("port-taken");
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once!()
+        .args(["probe", "--http", &format!("http://127.0.0.1:{port}/mcp")])
+        .args(["--launch", &fixture(&ledger, &format!("--transport http --port {port}"))])
+        .args(["--observe", &format!("ledger:{}", ledger.display())])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&format!("something already listens on 127.0.0.1:{port} before the launch")), "{stdout}");
+    assert!(!ledger.exists(), "no fixture ran");
+    drop(taken);
 }
 
 /// Start a replay that holds its first commit for a minute, wait until it is waiting for that

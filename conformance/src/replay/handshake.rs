@@ -11,10 +11,24 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 impl Session {
+    /// Refuse to launch a server whose port already answers: whatever listens there (a server
+    /// left from an earlier run, another process given the same port) is what the runner would
+    /// then test, not the server it starts.
+    pub(crate) async fn ensure_port_free(&self, url: &str) -> Result<(), String> {
+        let (host, port) = host_port(url)?;
+        let attempt =
+            tokio::time::timeout(Duration::from_millis(200), tokio::net::TcpStream::connect((host.as_str(), port)))
+                .await;
+        match attempt {
+            Ok(Ok(_)) => Err(format!(
+                "something already listens on {host}:{port} before the launch command ran: the runner would test it, not the server it starts (stop it, or give the server a free port)"
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) async fn wait_listening(&mut self, url: &str, deadline: Instant) -> Result<(), String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
-        let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
-        let port = parsed.port_or_known_default().unwrap_or(80);
+        let (host, port) = host_port(url)?;
         // Nothing signals that a port opened; poll it, one bounded connect per check.
         let listening = self
             .wait_until(deadline, async |s| {
@@ -115,4 +129,11 @@ impl Session {
         });
         Ok(())
     }
+}
+
+/// The host and port an endpoint URL connects to.
+fn host_port(url: &str) -> Result<(String, u16), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+    let host = parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string();
+    Ok((host, parsed.port_or_known_default().unwrap_or(80)))
 }

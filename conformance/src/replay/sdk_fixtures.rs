@@ -312,10 +312,7 @@ impl FixturePaths {
                 Target::Stdio(LaunchSpec { argv: self.argv(sdk, &ledger, &more)?, ..Default::default() })
             }
             Transport::Http => {
-                let port = std::net::TcpListener::bind("127.0.0.1:0")
-                    .and_then(|l| l.local_addr())
-                    .map_err(FixtureError::NoPort)?
-                    .port();
+                let port = free_port().map_err(FixtureError::NoPort)?;
                 more.extend(["--transport".into(), "http".into(), "--port".into(), port.to_string()]);
                 Target::Http {
                     url: format!("http://127.0.0.1:{port}/mcp"),
@@ -342,6 +339,24 @@ impl FixturePaths {
             more_instances: Vec::new(),
         })
     }
+}
+
+/// Ports this process has handed out to fixtures: a port the system gives for a bind to port 0
+/// is free only until it is released, and the system may give it again at once, so two
+/// fixtures started side by side (the jobs of `confirm`, a test's threads) could be told the
+/// same port and a runner would reach the other one's server.
+static HANDED_OUT: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// A free loopback port that no other fixture of this process has been given.
+fn free_port() -> std::io::Result<u16> {
+    for _ in 0..64 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        if HANDED_OUT.lock().expect("port registry lock").insert(port) {
+            return Ok(port);
+        }
+    }
+    Err(std::io::Error::other("64 ports in a row were ones already handed out"))
 }
 
 /// The fixture options of a deployment of several instances (`--shared-store` when its store

@@ -175,6 +175,7 @@ impl Session {
             }
             Target::Http { url, launch } => {
                 if let Some(spec) = launch {
+                    self.ensure_port_free(&url).await?;
                     let (proc_, pipes) = self.spawn(&spec)?;
                     tokio::spawn(log_lines(pipes.stdout, "server stdout", self.evidence.clone(), None));
                     let tap = Some(self.at().server_log.clone());
