@@ -4,7 +4,7 @@
 //! attempt went.
 
 use crate::replay::pacing::{AttemptId, Hold};
-use crate::replay::step::Sent;
+use crate::replay::step::{Sent, StepError};
 use crate::replay::types::CrashMethod;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -48,5 +48,13 @@ impl Attempts {
             crash_points: Vec::new(),
             routes: BTreeMap::new(),
         }
+    }
+
+    /// Attempt `a` as it was sent (`diverged` if it never was).
+    pub(crate) fn sent_as(&self, a: AttemptId) -> Result<Sent, StepError> {
+        self.sent
+            .get(&a)
+            .cloned()
+            .ok_or_else(|| StepError::diverged(format!("call {} attempt {} was never sent", a.0, a.1)))
     }
 }

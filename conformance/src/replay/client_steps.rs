@@ -1,13 +1,15 @@
-//! The driver's client steps (an `impl` of [`Driver`] apart from its dispatch): sending an
+//! The client steps: sending an attempt (the driver's: it writes notes and arms crash points),
+//! and, on a [`Link`] (the session and the attempts only), the client's timeout, cancellation
+//! and reading a response. Sending an
 //! attempt (a call, a retry, a framework re-run), the client's timeout and cancellation, and
 //! reading a response.
 
 use crate::replay::attempts::Deferred;
 use crate::replay::driver::Driver;
+use crate::replay::link::Link;
 use crate::replay::message::Logical;
 use crate::replay::pacing::{attempt_of, is_send, AttemptId, Hold};
-use crate::replay::step::{answer, stop, summarize, Done, Sent, Stop};
-use crate::replay::types::ReplayVerdict;
+use crate::replay::step::{answer, summarize, Done, Sent, StepError};
 use mcp_once_model::profile::HttpCancel;
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::{Action, State, Transport};
@@ -26,7 +28,7 @@ impl Driver<'_> {
     /// Send attempt `attempt` of `call` (a call, a retry, a framework re-run). With the server
     /// down, as the model has it too, the send is an attempt that fails at once
     /// ([`Driver::send_while_down`]).
-    pub(crate) async fn client_send(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
+    pub(crate) async fn client_send(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, StepError> {
         self.send_attempt(call, attempt, state, None).await
     }
 
@@ -38,26 +40,26 @@ impl Driver<'_> {
         attempt: u8,
         state: &State,
         extra: Option<&Map<String, Value>>,
-    ) -> Result<Done, Stop> {
-        let rec = state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
-            stop(ReplayVerdict::Diverged, format!("the trace's state has no call {call} attempt {attempt}"))
-        })?;
+    ) -> Result<Done, StepError> {
+        let rec =
+            state.attempts.get(call as usize).and_then(|row| row.get(attempt as usize)).ok_or_else(|| {
+                StepError::diverged(format!("the trace's state has no call {call} attempt {attempt}"))
+            })?;
         let id = Value::from(rec.id);
-        let key = Some(rec.key).filter(|k| *k > 0).map(|k| self.key_name(call, k));
+        let key = Some(rec.key).filter(|k| *k > 0).map(|k| self.script.key_name(call, k));
         // A stdio pipe keeps the client's order: a cancellation held back is written before
         // anything the client sends after it (it may be late, never overtaken).
         if self.session.opts.target.transport() == Transport::Stdio && !self.attempts.deferred.is_empty() {
-            let delivered = self.deliver_deferred(None).await?;
+            let delivered = self.link().deliver_deferred(None).await?;
             if !delivered.is_empty() {
                 self.note(format!("before this send, over the same pipe: {}", delivered.join("; ")));
             }
         }
         if let Some(why) = self.session.check_exit() {
             if state.server.up[usize::from(self.session.active())] || rec.server != ServerSide::Lost {
-                return Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("the server is not running when the trace sends a request ({why}), and the model's server is up"),
-                ));
+                return Err(StepError::diverged(format!(
+                    "the server is not running when the trace sends a request ({why}), and the model's server is up"
+                )));
             }
             return self.send_while_down((call, attempt), id, key, extra).await;
         }
@@ -65,6 +67,7 @@ impl Driver<'_> {
         // Held commits end in the trace's commit order, a quarter window apart: two attempts
         // held alike would otherwise commit within a millisecond of each other, in either order.
         let rank = self
+            .script
             .trace
             .actions
             .iter()
@@ -73,16 +76,17 @@ impl Driver<'_> {
             .unwrap_or(0);
         let stagger = if hold.before_commit { self.session.opts.window / 4 * rank as u32 } else { Duration::ZERO };
         self.arm_crash_point((call, attempt)).await;
-        let tag = self.call_tag(call);
+        let tag = self.script.call_tag(call);
         let mut msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         with_extra(&mut msg, extra);
         let late = self.read_late((call, attempt));
         if late.is_some() {
             self.attempts.held_requests.insert((call, attempt), msg);
         } else {
-            self.session.send(&msg).await.map_err(|e| {
-                stop(ReplayVerdict::Diverged, format!("cannot send call {call} attempt {attempt}: {e}"))
-            })?;
+            self.session
+                .send(&msg)
+                .await
+                .map_err(|e| StepError::diverged(format!("cannot send call {call} attempt {attempt}: {e}")))?;
         }
         let order = self.attempts.sent.len();
         self.attempts.sent.insert(
@@ -120,13 +124,13 @@ impl Driver<'_> {
     /// must exist first: closed at once (a break that is no cancellation) or its cancellation
     /// read.
     fn read_late(&self, a: AttemptId) -> Option<&'static str> {
-        let actions = &self.trace.actions;
+        let actions = &self.script.trace.actions;
         let sent = actions.iter().position(|x| is_send(x) && attempt_of(x) == Some(a))?;
         let receive = |x: &Action| matches!(*x, Action::ServerReceive { call, attempt, .. } if (call, attempt) == a);
         let read = actions[sent..].iter().position(receive);
         let between = &actions[sent + 1..read.map_or(actions.len(), |r| sent + r)];
         let http = self.session.opts.target.transport() == Transport::Http;
-        let closes_at_once = !self.profile.knobs.http_disconnect_is_cancel.value;
+        let closes_at_once = !self.script.profile.knobs.http_disconnect_is_cancel.value;
         let needs_stream = |x: &Action| {
             http && (*x == Action::ServerReceiveCancel { call: a.0, attempt: a.1 }
                 || (closes_at_once && *x == Action::StreamBreak { call: a.0, attempt: a.1 }))
@@ -169,8 +173,8 @@ impl Driver<'_> {
         id: Value,
         key: Option<String>,
         extra: Option<&Map<String, Value>>,
-    ) -> Result<Done, Stop> {
-        let tag = self.call_tag(a.0);
+    ) -> Result<Done, StepError> {
+        let tag = self.script.call_tag(a.0);
         let logical = Logical { key: key.as_deref(), tag: &tag };
         let mut msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
         with_extra(&mut msg, extra);
@@ -198,8 +202,10 @@ impl Driver<'_> {
         self.note(format!("call {} attempt {}: {how}", a.0, a.1));
         Ok(Done::driven(how))
     }
+}
 
-    pub(crate) fn client_timeout(&mut self, a: AttemptId) -> Result<Done, Stop> {
+impl Link<'_, '_> {
+    pub(crate) fn client_timeout(&mut self, a: AttemptId) -> Result<Done, StepError> {
         self.attempt(a)?;
         let note = match self.response(a) {
             Some(_) => "the client stops waiting; a response had already arrived unread".to_string(),
@@ -212,11 +218,11 @@ impl Driver<'_> {
     /// server reads it (`ServerReceiveCancel`), on either transport, so the runner delivers it
     /// then (or after the last step): over HTTP it travels apart from the request; over stdio
     /// its write is held, which to the server is a client that cancels late.
-    pub(crate) async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn client_cancel(&mut self, a: AttemptId) -> Result<Done, StepError> {
         self.attempt(a)?;
         self.attempts.sent.get_mut(&a).expect("sent").cancelled = true;
         if self.session.opts.target.transport() == Transport::Http {
-            let knob = &self.profile.knobs.http_cancel;
+            let knob = &self.script.profile.knobs.http_cancel;
             let (how, what) = match knob.value {
                 HttpCancel::CloseStream => (Deferred::CloseStream, "closing the response stream"),
                 _ => (Deferred::CancelNotification, "notifications/cancelled"),
@@ -232,19 +238,19 @@ impl Driver<'_> {
         Ok(Done::driven("notifications/cancelled; over stdio its write is held until the trace has the server read it (ServerReceiveCancel), or after the last step: to the server, a client that cancels late"))
     }
 
-    pub(crate) async fn client_receive(&mut self, a: AttemptId, state: &State) -> Result<Done, Stop> {
+    pub(crate) async fn client_receive(&mut self, a: AttemptId, state: &State) -> Result<Done, StepError> {
         let resp = self.await_response(a).await?;
         self.check_answer_kind(a, state, &resp, true)?;
         Ok(Done::observed(summarize(&resp)))
     }
 
-    pub(crate) async fn await_response(&mut self, a: AttemptId) -> Result<Value, Stop> {
+    pub(crate) async fn await_response(&mut self, a: AttemptId) -> Result<Value, StepError> {
         let s = self.attempt(a)?;
         if s.stream_closed {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: its response stream was closed, so a response cannot be seen", a.0, a.1),
-            ));
+            return Err(StepError::diverged(format!(
+                "call {} attempt {}: its response stream was closed, so a response cannot be seen",
+                a.0, a.1
+            )));
         }
         let bound = self.session.opts.step_timeout + self.session.opts.window * 2;
         let sent = &self.attempts.sent;
@@ -255,24 +261,23 @@ impl Driver<'_> {
                     return Some(Ok(r));
                 }
                 if let Some(f) = session.failure_for(s.gen, &s.id) {
-                    return Some(Err(stop(
-                        ReplayVerdict::Diverged,
-                        format!("call {} attempt {}: expected a response, the request failed: {f}", a.0, a.1),
-                    )));
+                    return Some(Err(StepError::diverged(format!(
+                        "call {} attempt {}: expected a response, the request failed: {f}",
+                        a.0, a.1
+                    ))));
                 }
                 let c = session.closed(s.gen)?;
-                Some(Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {} attempt {}: expected a response, {c}", a.0, a.1),
-                )))
+                Some(Err(StepError::diverged(format!("call {} attempt {}: expected a response, {c}", a.0, a.1))))
             })
             .await;
         seen.unwrap_or_else(|| {
             let reason = self.session.stall_note();
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: no response within {} ms{reason}", a.0, a.1, bound.as_millis()),
-            ))
+            Err(StepError::cannot_tell(format!(
+                "call {} attempt {}: no response within {} ms{reason}",
+                a.0,
+                a.1,
+                bound.as_millis()
+            )))
         })
     }
 }

@@ -11,9 +11,9 @@
 
 use crate::replay::driver::Driver;
 use crate::replay::input::respond_to;
+use crate::replay::link::Link;
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{answer, stop, summarize, Done, Stop};
-use crate::replay::types::ReplayVerdict;
+use crate::replay::step::{answer, summarize, Done, StepError};
 use mcp_once_model::state::{Phase, ServerSide};
 use mcp_once_model::State;
 use serde_json::{Map, Value};
@@ -44,15 +44,15 @@ impl Driver<'_> {
     /// `attempt` of `call` continues the input-required answer the client read last, sent as any
     /// attempt is ([`Driver::send_attempt`]: its id from the trace's state, held or paced as the
     /// trace needs) with the continuation's params; a retry repeats the same ones.
-    pub(crate) async fn client_continue(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, Stop> {
+    pub(crate) async fn client_continue(&mut self, call: u8, attempt: u8, state: &State) -> Result<Done, StepError> {
         let rec = state.attempts[usize::from(call)][usize::from(attempt)];
         // A key on a continuation: its profile puts continuations inside the key's scope, one
         // key per round (`idempotency_continuations = included`); it is sent as any key is.
         let key = match rec.key {
             0 => "no key".to_string(),
-            k => format!("key {}", self.key_name(call, k)),
+            k => format!("key {}", self.script.key_name(call, k)),
         };
-        let (from, result) = self.asked_for_input(call, attempt)?;
+        let (from, result) = self.link().asked_for_input(call, attempt)?;
         let extra = continuation_params(&result);
         let answered: Vec<&str> = extra
             .get("inputResponses")
@@ -69,20 +69,20 @@ impl Driver<'_> {
         done.note = format!("{}; {how}", done.note);
         Ok(done)
     }
+}
 
+impl Link<'_, '_> {
     /// The input-required answer continuation `attempt` of `call` answers: the latest earlier
     /// attempt of the call that the server answered with one (what the client read last).
-    pub(crate) fn asked_for_input(&self, call: u8, attempt: u8) -> Result<(AttemptId, Value), Stop> {
+    pub(crate) fn asked_for_input(&self, call: u8, attempt: u8) -> Result<(AttemptId, Value), StepError> {
         (0..attempt)
             .rev()
             .find_map(|a| {
-                let resp = answer(&self.attempts.sent, &self.session, (call, a))?;
+                let resp = answer(&self.attempts.sent, self.session, (call, a))?;
                 input_required(&resp).map(|r| ((call, a), r.clone()))
             })
             .ok_or_else(|| {
-                stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {call} attempt {attempt}: a continuation, and no earlier attempt of the call was answered with an input-required result"),
+                StepError::diverged(format!("call {call} attempt {attempt}: a continuation, and no earlier attempt of the call was answered with an input-required result"),
                 )
             })
     }
@@ -92,7 +92,13 @@ impl Driver<'_> {
     /// `RespondedReplay` are final) or what the client read (`ClientReceive`: the call left
     /// asking for input, or succeeded, as the answer's kind says). An error answer is judged
     /// elsewhere, except where the trace's handler asks for input (it diverges there).
-    pub(crate) fn check_answer_kind(&self, a: AttemptId, state: &State, resp: &Value, read: bool) -> Result<(), Stop> {
+    pub(crate) fn check_answer_kind(
+        &self,
+        a: AttemptId,
+        state: &State,
+        resp: &Value,
+        read: bool,
+    ) -> Result<(), StepError> {
         let asks = input_required(resp).is_some();
         let (c, i) = (usize::from(a.0), usize::from(a.1));
         let want = if read {
@@ -112,17 +118,11 @@ impl Driver<'_> {
             // An error reply is a failure the trace may have elsewhere, except where its handler
             // asks for input: name it there (a server refusing a client that cannot be asked).
             _ if resp.get("error").is_some() && want != Some(true) => Ok(()),
-            Some(true) if resp.get("error").is_some() => Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: the server answered with an error where the trace's handler asks for input: {}", a.0, a.1, summarize(resp)),
+            Some(true) if resp.get("error").is_some() => Err(StepError::diverged(format!("call {} attempt {}: the server answered with an error where the trace's handler asks for input: {}", a.0, a.1, summarize(resp)),
             )),
-            Some(true) if !asks => Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: the server gave a final result where the trace's handler asks for input (an input-required result)", a.0, a.1),
+            Some(true) if !asks => Err(StepError::diverged(format!("call {} attempt {}: the server gave a final result where the trace's handler asks for input (an input-required result)", a.0, a.1),
             )),
-            Some(false) if asks => Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: the server asked for input where the trace's handler gives its final result", a.0, a.1),
+            Some(false) if asks => Err(StepError::diverged(format!("call {} attempt {}: the server asked for input where the trace's handler gives its final result", a.0, a.1),
             )),
             _ => Ok(()),
         }

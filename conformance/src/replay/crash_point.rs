@@ -7,8 +7,8 @@
 use crate::replay::driver::Driver;
 use crate::replay::evidence::Event;
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{answer, stop, summarize, Done, Stop};
-use crate::replay::types::{CrashMethod, ReplayVerdict};
+use crate::replay::step::{answer, summarize, Done, StepError};
+use crate::replay::types::CrashMethod;
 use mcp_once_model::{Action, Transport};
 use tokio::time::Instant;
 
@@ -26,7 +26,7 @@ impl Driver<'_> {
     /// Before attempt `a` is sent: if the trace kills the server between its effect and its
     /// response, choose how that crash point is made (and hold the response's write if it can).
     pub(crate) async fn arm_crash_point(&mut self, a: AttemptId) {
-        if !crash_after_commit(&self.trace.actions, a) {
+        if !crash_after_commit(&self.script.trace.actions, a) {
             return;
         }
         let method = if self.session.pace_args {
@@ -62,7 +62,7 @@ impl Driver<'_> {
         self.attempts.crash_points.iter().any(|(_, _, written)| *written == Some(true))
     }
 
-    pub(crate) async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn client_sees_disconnect(&mut self, a: AttemptId) -> Result<Done, StepError> {
         let s = self.attempt(a)?;
         let bound = self.session.opts.step_timeout;
         let lost = self.response_lost(a);
@@ -74,7 +74,7 @@ impl Driver<'_> {
                     if lost {
                         return Some(Ok(Done::observed(format!("the connection broke; the response the server had written before the kill ({}) is treated as lost (emulated crash point)", summarize(&r)))));
                     }
-                    return Some(Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short", a.0, a.1, summarize(&r)))));
+                    return Some(Err(StepError::diverged(format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short", a.0, a.1, summarize(&r)))));
                 }
                 // A request that failed as it was sent (the server down) is the break the
                 // client sees; otherwise stdio's is the closed stdout.
@@ -86,24 +86,25 @@ impl Driver<'_> {
             })
             .await;
         seen.unwrap_or_else(|| {
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: the connection did not break within {} ms", a.0, a.1, bound.as_millis()),
-            ))
+            Err(StepError::cannot_tell(format!(
+                "call {} attempt {}: the connection did not break within {} ms",
+                a.0,
+                a.1,
+                bound.as_millis()
+            )))
         })
     }
 
-    pub(crate) async fn server_crash(&mut self) -> Result<Done, Stop> {
+    pub(crate) async fn server_crash(&mut self) -> Result<Done, StepError> {
         if !self.session.can_restart() {
-            return Err(stop(
-                ReplayVerdict::Diverged,
+            return Err(StepError::diverged(
                 "ServerCrash: the runner did not start this HTTP server; give --launch so it can kill and restart it",
             ));
         }
         if !self.session.opts.observer.outside_server() {
-            self.pre_crash = Some(self.effects_now().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?);
+            self.pre_crash = Some(self.effects_now().await.map_err(StepError::cannot_tell)?);
         }
-        self.session.kill().await.map_err(|e| stop(ReplayVerdict::Diverged, format!("ServerCrash: {e}")))?;
+        self.session.kill().await.map_err(|e| StepError::diverged(format!("ServerCrash: {e}")))?;
         // What the server wrote before it died is read to the end: did the response get out?
         self.session.await_closed(self.session.generation(), std::time::Duration::from_secs(1)).await;
         self.session.drain().await;
@@ -135,18 +136,18 @@ impl Driver<'_> {
         Ok(Done::driven(done))
     }
 
-    pub(crate) async fn server_restart(&mut self) -> Result<Done, Stop> {
+    pub(crate) async fn server_restart(&mut self) -> Result<Done, StepError> {
         self.session
             .start()
             .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("ServerRestart: the server did not come back: {e}")))?;
+            .map_err(|e| StepError::diverged(format!("ServerRestart: the server did not come back: {e}")))?;
         if let Some(before) = self.pre_crash.take() {
-            let after = self.effects_now().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
+            let after = self.effects_now().await.map_err(StepError::cannot_tell)?;
             if before == 0 {
-                return Err(stop(ReplayVerdict::Inconclusive, "the tool observer had no effect to show before the crash, so it cannot show that effects survive a restart"));
+                return Err(StepError::cannot_tell("the tool observer had no effect to show before the crash, so it cannot show that effects survive a restart"));
             }
             if after < before {
-                return Err(stop(ReplayVerdict::Inconclusive, format!("the observer lost state across the restart ({before} effects before, {after} after): it cannot see effects across a restart")));
+                return Err(StepError::cannot_tell(format!("the observer lost state across the restart ({before} effects before, {after} after): it cannot see effects across a restart")));
             }
         }
         Ok(Done::driven("restarted and handshake answered"))

@@ -2,18 +2,21 @@
 //! with a real server. Driven steps (the client's, the transport's, the environment's) are
 //! performed; server steps are awaited with a bound and observed (a response frame, the
 //! observer's count, a process exit), never assumed. This file holds the driver, its run and
-//! the dispatch of each action; the steps are `impl` blocks by job: [`crate::replay::client_steps`],
+//! the dispatch of each action. The steps live in files by job ([`crate::replay::client_steps`],
 //! [`crate::replay::server_steps`], [`crate::replay::transport_steps`],
-//! [`crate::replay::crash_point`], [`crate::replay::interrupt_point`] and
-//! [`crate::replay::continuation`] (an MRTR continuation).
-
+//! [`crate::replay::crash_point`], [`crate::replay::interrupt_point`],
+//! [`crate::replay::continuation`], [`crate::replay::query`]), and each takes the borrow it
+//! needs: the whole driver only where it writes the replay's notes or counts effects against
+//! the baseline (a send, a held request's read, a crash and restart, a continuation); every
+//! other step a [`Link`], the session and the attempts with the [`Script`] to read.
 use crate::replay::attempts::Attempts;
 use crate::replay::evidence::{self, Event, Evidence, VerdictEffects};
-use crate::replay::judge;
+use crate::replay::link::Link;
 use crate::replay::observed::{Counted, Observed};
 use crate::replay::pacing::{self, AttemptId};
+use crate::replay::script::Script;
 use crate::replay::session::Session;
-use crate::replay::step::{answer, stop, Done, Sent, Stop};
+use crate::replay::step::{answer, Done, Sent, StepError};
 use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
@@ -24,22 +27,19 @@ use serde_json::Value;
 pub struct Driver<'t> {
     /// The session (server, connection, observer).
     pub session: Session,
-    pub(crate) trace: &'t TraceFile,
-    /// The trace's states as the model has them (empty if the trace is not a path of the model).
-    path: Vec<State>,
-    /// Index of the first state of `path` where the trace's property fails.
-    pub(crate) first_violation: Option<usize>,
-    pub(crate) profile: Profile,
+    /// The trace and what follows from it (read by every step, changed by none).
+    pub(crate) script: Script<'t>,
     /// What the runner knows and does per attempt (holds, sends, deferred events, crash
     /// points, routes).
     pub(crate) attempts: Attempts,
-    pub(crate) nonce: String,
+    /// The observer's reading before the first step.
     pub(crate) baseline: f64,
+    /// Whether the baseline was taken (the server started).
     has_baseline: bool,
+    /// The effects counted just before the last crash.
     pub(crate) pre_crash: Option<i64>,
     steps: Vec<StepRecord>,
     notes: Vec<String>,
-    pub(crate) trace_name: String,
 }
 
 fn expected_effects(state: &State) -> u64 {
@@ -53,41 +53,16 @@ impl<'t> Driver<'t> {
         if trace.config.handler.asks_input(0) {
             session.capabilities = crate::replay::message::input_capabilities();
         }
-        let nonce = format!(
-            "mcp-once-{:x}-{:x}",
-            std::process::id(),
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-        );
-        let valid = trace.validate(trace_name, &profile).ok();
-        let first_violation =
-            valid.as_ref().and_then(|v| judge::first_violation(&v.model, trace.property, &v.path.states));
-        let path = valid.map(|v| v.path.states).unwrap_or_default();
         Driver {
-            first_violation,
             session,
             attempts: Attempts::new(pacing::holds_over(&trace.actions, trace.config.transport)),
-            trace,
-            path,
-            profile,
-            nonce,
+            script: Script::new(trace, trace_name, profile),
             baseline: 0.0,
             has_baseline: false,
             pre_crash: None,
             steps: Vec::new(),
             notes: Vec::new(),
-            trace_name: trace_name.into(),
         }
-    }
-
-    /// The tag of logical call `call` (what `{{call}}` in the arguments becomes).
-    pub(crate) fn call_tag(&self, call: u8) -> String {
-        format!("{}-c{call}", self.nonce)
-    }
-
-    /// The idempotency key the runner sends for key number `key` of `call` (the model's key
-    /// counter, from 1): also the outcome query's `taskId` and what the ledger records.
-    pub(crate) fn key_name(&self, call: u8, key: u8) -> String {
-        format!("{}-k{key}", self.call_tag(call))
     }
 
     pub(crate) fn note(&mut self, text: String) {
@@ -97,13 +72,16 @@ impl<'t> Driver<'t> {
 
     /// Run the whole trace and reach a verdict. The server is always stopped at the end.
     pub async fn run(mut self) -> ReplayResult {
-        let expected = self.path.last().map_or(0, expected_effects);
+        let expected = self.script.path.last().map_or(0, expected_effects);
         let outcome = self.run_steps().await;
-        let fault_not_made = outcome.as_ref().err().filter(|s| s.fault_not_made).map(|s| s.reason.clone());
+        let fault_not_made = match &outcome {
+            Err(StepError::FaultNotMade(why)) => Some(why.clone()),
+            _ => None,
+        };
         let (verdict, reason, observed) = match outcome {
             // Effects count from the baseline: none was taken if the server never started.
-            Err(s) if !self.has_baseline => (s.verdict, s.reason, None),
-            Err(s) => (s.verdict, s.reason, self.effects_now().await.ok()),
+            Err(s) if !self.has_baseline => (s.verdict(), s.into_reason(), None),
+            Err(s) => (s.verdict(), s.into_reason(), self.effects_now().await.ok()),
             Ok(()) => match self.effects_now().await {
                 Err(e) => (ReplayVerdict::Inconclusive, format!("the observer could not tell at the end: {e}"), None),
                 Ok(n) if n < expected as i64 => (
@@ -172,14 +150,14 @@ impl<'t> Driver<'t> {
         });
         ReplayResult {
             verdict,
-            property: self.trace.property,
+            property: self.script.trace.property,
             expected_effects: expected,
             observed_effects: observed,
             settled_effects: settled,
             reason,
             fault_not_made,
             evidence: self.session.evidence.path().map(Into::into),
-            trace: self.trace_name.clone(),
+            trace: self.script.name.clone(),
             target: self.session.opts.target.describe(),
             revision: self.session.revision,
             observer: self.session.opts.observer.describe(),
@@ -195,9 +173,9 @@ impl<'t> Driver<'t> {
     /// at most one effect per call shows none to confirm (`ran`); effects counted in all that may
     /// be one per call leave it `inconclusive`.
     fn judge_by_count(&self, n: i64, expected: u64, facts: Option<&Observed>) -> (ReplayVerdict, String) {
-        let worst = self.path.last().map_or(0, State::worst_effects);
+        let worst = self.script.path.last().map_or(0, State::worst_effects);
         let how = if n > expected as i64 { "more than the trace's" } else { "as the trace has" };
-        let property = &self.trace.property;
+        let property = &self.script.trace.property;
         match facts.and_then(Observed::duplicate) {
             Some(d) if worst >= 2 => {
                 (ReplayVerdict::Confirmed, format!("{d} ({property}; the model's has {worst} for one call)"))
@@ -213,7 +191,7 @@ impl<'t> Driver<'t> {
                     format!("the server ran the side effect {n} time(s), {how} {expected} ({property}), but no call more than once (per call: {counts:?})"),
                 ),
                 _ => {
-                    let calls = self.trace.config.bounds.calls;
+                    let calls = self.script.trace.config.bounds.calls;
                     (ReplayVerdict::Inconclusive, format!("the server ran the side effect {n} time(s), {how} {expected} ({property}), and the observer cannot tell them apart by call: with {calls} calls they may be one each (a ledger observer with `{{{{call}}}}` in --args tells them apart)"))
                 }
             },
@@ -233,7 +211,7 @@ impl<'t> Driver<'t> {
         if matches!(verdict, ReplayVerdict::Confirmed | ReplayVerdict::Interrupted) {
             return (verdict, reason);
         }
-        let property = self.trace.property.property();
+        let property = self.script.trace.property.property();
         match facts.and_then(|f| f.violation(property)) {
             Some(seen) => (
                 ReplayVerdict::Confirmed,
@@ -248,48 +226,40 @@ impl<'t> Driver<'t> {
         self.session.opts.observer.effects(self.baseline, r)
     }
 
-    async fn run_steps(&mut self) -> Result<(), Stop> {
-        if self.path.len() != self.trace.actions.len() + 1 {
-            return Err(stop(ReplayVerdict::Diverged, "the trace is not a path of the model"));
+    async fn run_steps(&mut self) -> Result<(), StepError> {
+        if self.script.path.len() != self.script.trace.actions.len() + 1 {
+            return Err(StepError::diverged("the trace is not a path of the model"));
         }
-        if self.trace.config.transport != self.session.opts.target.transport() {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!(
-                    "the trace is for {} and the server is given over {}",
-                    self.trace.config.transport.as_str(),
-                    self.session.opts.target.transport().as_str()
-                ),
-            ));
+        if self.script.trace.config.transport != self.session.opts.target.transport() {
+            return Err(StepError::diverged(format!(
+                "the trace is for {} and the server is given over {}",
+                self.script.trace.config.transport.as_str(),
+                self.session.opts.target.transport().as_str()
+            )));
         }
-        let instances = usize::from(self.trace.config.deployment.instances);
+        let instances = usize::from(self.script.trace.config.deployment.instances);
         if instances != self.session.instances() {
-            return Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!(
-                    "the trace's deployment has {instances} server instance(s) and the runner was given {}",
-                    self.session.instances()
-                ),
-            ));
+            return Err(StepError::cannot_tell(format!(
+                "the trace's deployment has {instances} server instance(s) and the runner was given {}",
+                self.session.instances()
+            )));
         }
-        self.session.start().await.map_err(|e| stop(ReplayVerdict::Diverged, e.sentence()))?;
-        self.session
-            .start_others()
+        self.session.start().await.map_err(|e| StepError::diverged(e.sentence()))?;
+        self.session.start_others().await.map_err(|e| StepError::diverged(format!("the server did not start: {e}")))?;
+        self.baseline = self
+            .session
+            .read_stable()
             .await
-            .map_err(|e| stop(ReplayVerdict::Diverged, format!("the server did not start: {e}")))?;
-        self.baseline =
-            self.session.read_stable().await.map_err(|e| {
-                stop(ReplayVerdict::Inconclusive, format!("the observer could not take a baseline: {e}"))
-            })?;
+            .map_err(|e| StepError::cannot_tell(format!("the observer could not take a baseline: {e}")))?;
         self.has_baseline = true;
         self.session.evidence.record(Event::Baseline { reading: self.baseline });
         let needs_hold = self.attempts.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
             self.note("the trace needs server steps held back, and the tool has no delay arguments: the replay can only take the server's own timing".into());
         }
-        let actions = self.trace.actions.clone();
+        let actions = self.script.trace.actions.clone();
         for (i, action) in actions.iter().enumerate() {
-            let state = self.path[i + 1].clone();
+            let state = self.script.path[i + 1].clone();
             self.session
                 .evidence
                 .record(Event::Step(evidence::Step::Begin { step: i + 1, action: action.to_string() }));
@@ -309,9 +279,10 @@ impl<'t> Driver<'t> {
                 note: rec.note.clone(),
             }));
             self.steps.push(rec);
+            self.script.at = self.steps.len();
         }
         if !self.attempts.deferred.is_empty() {
-            let done = self.deliver_deferred(None).await?;
+            let done = self.link().deliver_deferred(None).await?;
             self.note(format!("after the last step: {}", done.join("; ")));
         }
         for (call, attempt) in self.attempts.held_requests.keys().copied().collect::<Vec<_>>() {
@@ -326,7 +297,7 @@ impl<'t> Driver<'t> {
     /// leaves, so the runner looks ahead); for a request the trace never has read, the first
     /// instance up (the model leaves it on the network, where any choice is the model's); for
     /// any other step of an attempt, the instance it was sent to.
-    fn route(&mut self, i: usize, action: &Action, state: &State) -> Result<(), Stop> {
+    fn route(&mut self, i: usize, action: &Action, state: &State) -> Result<(), StepError> {
         let count = self.session.instances();
         if count == 1 {
             return Ok(());
@@ -340,7 +311,7 @@ impl<'t> Driver<'t> {
             Action::ServerCrash { instance } | Action::ServerRestart { instance } => instance,
             ref send if pacing::is_send(send) => {
                 let a = pacing::attempt_of(send).expect("a send names its attempt");
-                let read_by = self.trace.actions[i + 1..].iter().find_map(|x| match *x {
+                let read_by = self.script.trace.actions[i + 1..].iter().find_map(|x| match *x {
                     Action::ServerReceive { call, attempt, instance } if (call, attempt) == a => Some(instance),
                     _ => None,
                 });
@@ -352,7 +323,7 @@ impl<'t> Driver<'t> {
                 pacing::attempt_of(other).and_then(|a| self.attempts.routes.get(&a).copied()).unwrap_or(first_up)
             }
         };
-        self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))
+        self.session.select(instance).map_err(StepError::diverged)
     }
 
     fn failed_step(&mut self, action: &Action, why: &str) {
@@ -364,9 +335,10 @@ impl<'t> Driver<'t> {
             note: Some(why.into()),
         };
         self.steps.push(rec);
+        self.script.at = self.steps.len();
     }
 
-    async fn step(&mut self, action: &Action, state: &State) -> Result<Done, Stop> {
+    async fn step(&mut self, action: &Action, state: &State) -> Result<Done, StepError> {
         let result = match *action {
             Action::ClientCall { call } => self.client_send(call, 0, state).await,
             // A retry of a continuation repeats it: the same input responses and requestState.
@@ -378,23 +350,23 @@ impl<'t> Driver<'t> {
             Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt } => {
                 self.client_send(call, attempt, state).await
             }
-            Action::ClientTimeout { call, attempt } => self.client_timeout((call, attempt)),
-            Action::ClientCancel { call, attempt } => self.client_cancel((call, attempt)).await,
-            Action::ClientReceive { call, attempt } => self.client_receive((call, attempt), state).await,
+            Action::ClientTimeout { call, attempt } => self.link().client_timeout((call, attempt)),
+            Action::ClientCancel { call, attempt } => self.link().client_cancel((call, attempt)).await,
+            Action::ClientReceive { call, attempt } => self.link().client_receive((call, attempt), state).await,
             Action::ClientSeesDisconnect { call, attempt } => self.client_sees_disconnect((call, attempt)).await,
-            Action::StreamBreak { call, attempt } => self.stream_break((call, attempt)).await,
+            Action::StreamBreak { call, attempt } => self.link().stream_break((call, attempt)).await,
             Action::StepFails { .. } => {
                 Ok(Done::driven("the framework step fails after the call returned (client-side)"))
             }
-            Action::ClientQueryOutcome { call } => self.client_query_outcome(call, state).await,
+            Action::ClientQueryOutcome { call } => self.link().client_query_outcome(call, state).await,
             Action::ServerReceive { call, attempt, .. } => self.server_receive((call, attempt)).await,
             Action::ServerReceiveCancel { call, attempt }
                 if state.attempts[usize::from(call)][usize::from(attempt)].server == ServerSide::Interrupted =>
             {
-                self.interrupt_after_commit((call, attempt)).await
+                self.link().interrupt_after_commit((call, attempt)).await
             }
             Action::ServerReceiveCancel { call, attempt } => {
-                let done = self.deliver_deferred(Some((call, attempt))).await;
+                let done = self.link().deliver_deferred(Some((call, attempt))).await;
                 done.map(|d| {
                     Done::delivered(if d.is_empty() {
                         "the cancellation was written to the server".to_string()
@@ -404,51 +376,33 @@ impl<'t> Driver<'t> {
                 })
             }
             Action::ServerCommit { call, attempt } => {
-                let done = self.server_commit((call, attempt), expected_effects(state)).await?;
-                self.close_unread_after_commit((call, attempt), done).await
+                let baseline = self.baseline;
+                let done = self.link().server_commit((call, attempt), expected_effects(state), baseline).await?;
+                self.link().close_unread_after_commit((call, attempt), done).await
             }
             Action::ServerStoreKey { .. } => Ok(Done::unobserved(
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
             )),
-            Action::ServerRespond { call, attempt } => self.server_respond((call, attempt), state).await,
+            Action::ServerRespond { call, attempt } => self.link().server_respond((call, attempt), state).await,
             Action::ServerCrash { .. } => self.server_crash().await,
             Action::ServerRestart { .. } => self.server_restart().await,
-            Action::KeyExpires { call, key } => self.key_expires(call, key).await,
+            Action::KeyExpires { call, key } => self.link().key_expires(call, key).await,
             Action::ClientContinue { call, attempt } => self.client_continue(call, attempt, state).await,
         };
         if let Err(s) = &result {
-            self.failed_step(action, &s.reason.clone());
+            self.failed_step(action, s.reason());
         }
         result
     }
 
-    /// Whether `action` is among the trace's steps before the one being realised (all of them
-    /// once the last is done).
-    pub(crate) fn done_in_trace(&self, action: &Action) -> bool {
-        self.trace.actions[..self.steps.len().min(self.trace.actions.len())].contains(action)
+    pub(crate) fn attempt(&self, a: AttemptId) -> Result<Sent, StepError> {
+        self.attempts.sent_as(a)
     }
 
-    /// The step being realised (none once the last is done).
-    pub(crate) fn realising(&self) -> Option<&Action> {
-        self.trace.actions.get(self.steps.len())
-    }
-
-    /// Whether `action` is among the trace's steps after the one being realised.
-    pub(crate) fn later_in_trace(&self, action: &Action) -> bool {
-        self.trace.actions.get(self.steps.len() + 1..).is_some_and(|rest| rest.contains(action))
-    }
-
-    /// Whether the trace's step after the one being realised is `action`.
-    pub(crate) fn next_in_trace(&self, action: &Action) -> bool {
-        self.trace.actions.get(self.steps.len() + 1) == Some(action)
-    }
-
-    pub(crate) fn attempt(&self, a: AttemptId) -> Result<Sent, Stop> {
-        self.attempts
-            .sent
-            .get(&a)
-            .cloned()
-            .ok_or_else(|| stop(ReplayVerdict::Diverged, format!("call {} attempt {} was never sent", a.0, a.1)))
+    /// The narrow borrow of a step that neither writes notes nor counts effects: the session
+    /// and the attempts, with the script to read.
+    pub(crate) fn link(&mut self) -> Link<'_, 't> {
+        Link { script: &self.script, session: &mut self.session, attempts: &mut self.attempts }
     }
 
     /// The response to an attempt: responses to one id on one connection are matched to its

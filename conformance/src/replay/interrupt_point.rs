@@ -1,4 +1,4 @@
-//! The driver's interrupt point (an `impl` of [`Driver`] apart from its other steps): a trace
+//! The interrupt point (an `impl` of [`Link`]: the session and the attempts): a trace
 //! whose server reads an attempt's cancellation after its effect and before its key record, and
 //! stops there (`--cancel interrupts`, the model's `Interrupted` stage), so the record is never
 //! written and a retry runs the effect again with no crash at all.
@@ -17,11 +17,10 @@
 //! end, show whether the handler stopped.
 
 use crate::replay::attempts::Deferred;
-use crate::replay::driver::Driver;
+use crate::replay::link::Link;
 use crate::replay::observer::Source;
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{stop, Done, Stop};
-use crate::replay::types::ReplayVerdict;
+use crate::replay::step::{Done, StepError};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tokio::time::Instant;
@@ -43,10 +42,10 @@ fn record_for(text: &str, id: &Value) -> Option<Value> {
     text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find(|l| l.get("request_id") == Some(id))
 }
 
-impl Driver<'_> {
+impl Link<'_, '_> {
     /// `ServerReceiveCancel` of attempt `a` where the trace's handler is interrupted between
     /// its effect and its key record: deliver the cancellation now, then see the server stop.
-    pub(crate) async fn interrupt_after_commit(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn interrupt_after_commit(&mut self, a: AttemptId) -> Result<Done, StepError> {
         let s = self.attempt(a)?;
         // A ledger fixture's key file sits beside its ledger; with another observer there is none.
         let keys = match &self.session.opts.observer.source {
@@ -71,9 +70,10 @@ impl Driver<'_> {
                 }
                 Deferred::CancelNotification => {
                     let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-                    self.session.send(&msg).await.map_err(|e| {
-                        stop(ReplayVerdict::Diverged, format!("cannot send notifications/cancelled: {e}"))
-                    })?;
+                    self.session
+                        .send(&msg)
+                        .await
+                        .map_err(|e| StepError::diverged(format!("cannot send notifications/cancelled: {e}")))?;
                     delivered.push(format!("notifications/cancelled for id {} delivered", s.id));
                 }
             }
@@ -85,10 +85,10 @@ impl Driver<'_> {
                 s.id
             ));
         } else if delivered.is_empty() {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: the trace's server reads a cancellation the client never sent", a.0, a.1),
-            ));
+            return Err(StepError::diverged(format!(
+                "call {} attempt {}: the trace's server reads a cancellation the client never sent",
+                a.0, a.1
+            )));
         }
         let needle = format!("charge {}: {INTERRUPTED_LOG}", s.id);
         let bound = self.session.opts.step_timeout;
@@ -111,9 +111,7 @@ impl Driver<'_> {
                 line.trim(),
                 a.0
             ))),
-            Some(Err(record)) => Err(stop(
-                ReplayVerdict::NotReproduced,
-                format!(
+            Some(Err(record)) => Err(StepError::no_effect(format!(
                     "call {} attempt {}: {delivered}, and the server wrote the key record anyway ({record}): its handler was not interrupted between its effect and its record",
                     a.0, a.1
                 ),

@@ -18,8 +18,8 @@ impl Driver<'_> {
     /// `n` effects in all. `None` for the worst case, and for at-most-once when the effects
     /// cannot be told apart by call: the effect count decides those.
     pub(crate) async fn judge_property(&mut self, n: i64) -> Option<Judgement> {
-        let property = self.trace.property.property()?;
-        let valid = self.trace.validate(&self.trace_name, &self.profile).ok()?;
+        let property = self.script.trace.property.property()?;
+        let valid = self.script.trace.validate(&self.script.name, &self.script.profile).ok()?;
         let last = valid.path.states.last()?.clone();
         let calls = usize::from(valid.model.config.bounds.calls);
         let effects = self.effects_per_call(calls, n).await;
@@ -45,7 +45,7 @@ impl Driver<'_> {
                 .and_then(|s| self.session.failure_for(s.gen, &s.id))
                 .map(str::to_string);
             let (told, detail) = match (call.phase, call.failure) {
-                (Phase::Succeeded, _) if self.told_by_query(c) => {
+                (Phase::Succeeded, _) if self.script.told_by_query(c) => {
                     (Told::Success, "the outcome query (tasks/get) answered completed, with the stored result".into())
                 }
                 (Phase::Succeeded, _) | (Phase::Failed, Failure::ErrorReply) => from_response(),
@@ -83,7 +83,7 @@ impl Driver<'_> {
     /// call tags (or a single call) tell them apart, else in all; and per call whether the
     /// client read a final success answer to any of its attempts.
     pub(crate) async fn observed(&mut self, n: i64) -> Option<Observed> {
-        let calls = usize::from(self.trace.config.bounds.calls);
+        let calls = usize::from(self.script.trace.config.bounds.calls);
         let effects = u64::try_from(n).ok()?;
         let counted = match self.effects_per_call(calls, n).await {
             Ok(per_call) => Counted::PerCall(per_call),
@@ -112,7 +112,7 @@ impl Driver<'_> {
         }
         let lines = read_ledger_lines(path, filter.as_ref()).await?;
         let skip = self.baseline.max(0.0) as usize;
-        let tags: Vec<String> = (0..calls).map(|c| self.call_tag(c as u8)).collect();
+        let tags: Vec<String> = (0..calls).map(|c| self.script.call_tag(c as u8)).collect();
         judge::attribute(lines.get(skip..).unwrap_or_default(), &tags)
     }
 }

@@ -1,4 +1,4 @@
-//! The outcome query (an `impl` of [`Driver`]): the `outcome-query` proposal's
+//! The outcome query (an `impl` of [`Link`]: the session and the attempts): the `outcome-query` proposal's
 //! `ClientQueryOutcome` step, realised as `tasks/get` with the call's key as its `taskId`, and
 //! the answer judged against the model's answer in the trace.
 //!
@@ -9,10 +9,9 @@
 //! On the wire: a result with `status: "completed"` and the stored `result`, or the error the
 //! tasks utility gives a nonexistent `taskId` (`-32602`, Invalid params).
 
-use crate::replay::driver::Driver;
-use crate::replay::step::{stop, Done, Stop};
-use crate::replay::types::ReplayVerdict;
-use mcp_once_model::{Action, State};
+use crate::replay::link::Link;
+use crate::replay::step::{Done, StepError};
+use mcp_once_model::State;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
@@ -30,18 +29,18 @@ enum Answer {
     Unknown,
 }
 
-impl Driver<'_> {
+impl Link<'_, '_> {
     /// `ClientQueryOutcome { call }`: ask the server for the outcome of `call`'s latest key
     /// and check the answer is the model's (`state` is the state after the step).
-    pub(crate) async fn client_query_outcome(&mut self, call: u8, state: &State) -> Result<Done, Stop> {
+    pub(crate) async fn client_query_outcome(&mut self, call: u8, state: &State) -> Result<Done, StepError> {
         if self.session.check_exit().is_some() {
-            return Err(stop(ReplayVerdict::Diverged, "the server is not running when the trace asks for an outcome"));
+            return Err(StepError::diverged("the server is not running when the trace asks for an outcome"));
         }
         let c = usize::from(call);
         let key = state.latest(c).map(|a| state.attempts[c][a].key).filter(|k| *k > 0).ok_or_else(|| {
-            stop(ReplayVerdict::Diverged, format!("the trace asks for the outcome of call {call}, which has no key"))
+            StepError::diverged(format!("the trace asks for the outcome of call {call}, which has no key"))
         })?;
-        let task_id = self.key_name(call, key);
+        let task_id = self.script.key_name(call, key);
         let expected = if state.calls[c].queried { Answer::Unknown } else { Answer::Completed };
         let mut params = self.session.with_meta(json!({ "taskId": task_id }));
         if let Some(caps) = params.pointer_mut("/_meta/io.modelcontextprotocol~1clientCapabilities") {
@@ -57,43 +56,26 @@ impl Driver<'_> {
                     }
                     "working" => (Answer::Working, "working".to_string()),
                     _ => {
-                        return Err(stop(
-                            ReplayVerdict::Diverged,
-                            format!(
-                                "tasks/get for call {call} answered {}, not a task the trace knows",
-                                short(&result)
-                            ),
-                        ))
+                        return Err(StepError::diverged(format!(
+                            "tasks/get for call {call} answered {}, not a task the trace knows",
+                            short(&result)
+                        )))
                     }
                 }
             }
             Err(e) if unknown_task(&e) => (Answer::Unknown, format!("unknown ({e})")),
-            Err(e) => {
-                return Err(stop(ReplayVerdict::Diverged, format!("tasks/get for call {call} (task {task_id}): {e}")))
-            }
+            Err(e) => return Err(StepError::diverged(format!("tasks/get for call {call} (task {task_id}): {e}"))),
         };
         if answer != expected {
             let want = match expected {
                 Answer::Completed => "completed, with its stored result",
                 _ => "unknown (no record of the call)",
             };
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("tasks/get for call {call} answered {shown} where the trace's server answers {want}"),
-            ));
+            return Err(StepError::diverged(format!(
+                "tasks/get for call {call} answered {shown} where the trace's server answers {want}"
+            )));
         }
         Ok(Done::observed(format!("tasks/get taskId {task_id}: {shown}")))
-    }
-
-    /// Whether call `c` was told its outcome by the outcome query: the trace's last answer to it
-    /// is a query, not a response to an attempt. (The query step already checked the server
-    /// answered as the model does.)
-    pub(crate) fn told_by_query(&self, c: usize) -> bool {
-        let call = c as u8;
-        let last = self.trace.actions.iter().rev().find(|a| {
-            matches!(a, Action::ClientQueryOutcome { call: x } | Action::ClientReceive { call: x, .. } if *x == call)
-        });
-        matches!(last, Some(Action::ClientQueryOutcome { .. }))
     }
 }
 

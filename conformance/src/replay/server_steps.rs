@@ -1,12 +1,13 @@
-//! The driver's server steps (an `impl` of [`Driver`] apart from its dispatch): awaited with
+//! The server steps (reading a held request is the driver's, as it writes a note; the rest
+//! are a [`Link`]'s, the session and the attempts only): awaited with
 //! a bound and observed (the request read, the effect counted, the response seen), never
 //! assumed; and a key record's expiry, waited out on the server's retention.
 
 use crate::replay::driver::Driver;
+use crate::replay::link::Link;
 use crate::replay::observer::{read_ledger_lines, Source};
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{commit_seen, commit_timeout, stop, summarize, Commit, Done, Stop};
-use crate::replay::types::ReplayVerdict;
+use crate::replay::step::{commit_seen, commit_timeout, summarize, Commit, Done, StepError};
 use mcp_once_model::{Action, State, Transport};
 use serde_json::Value;
 use std::time::Duration;
@@ -15,11 +16,11 @@ use time::OffsetDateTime;
 use tokio::time::Instant;
 
 impl Driver<'_> {
-    pub(crate) async fn server_receive(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn server_receive(&mut self, a: AttemptId) -> Result<Done, StepError> {
         let s = self.attempt(a)?;
         if let Some(msg) = self.attempts.held_requests.remove(&a) {
             let sent = self.session.send(&msg).await;
-            sent.map_err(|e| stop(ReplayVerdict::Diverged, format!("cannot send call {} attempt {}: {e}", a.0, a.1)))?;
+            sent.map_err(|e| StepError::diverged(format!("cannot send call {} attempt {}: {e}", a.0, a.1)))?;
             self.note(format!(
                 "call {} attempt {}: its request written now, as the trace has the server read it",
                 a.0, a.1
@@ -28,10 +29,10 @@ impl Driver<'_> {
         match self.session.opts.target.transport() {
             Transport::Stdio => {
                 if self.session.closed(s.gen).is_some() || self.session.check_exit().is_some() {
-                    return Err(stop(
-                        ReplayVerdict::Diverged,
-                        format!("call {} attempt {}: the server is gone before it could read the request", a.0, a.1),
-                    ));
+                    return Err(StepError::diverged(format!(
+                        "call {} attempt {}: the server is gone before it could read the request",
+                        a.0, a.1
+                    )));
                 }
                 Ok(Done::delivered("written to the live server's stdin; its commit or response confirms it"))
             }
@@ -44,27 +45,35 @@ impl Driver<'_> {
                 // A server may send its headers only with its result; when the trace's next step
                 // is this attempt's commit, that commit confirms the read instead.
                 let commit = Action::ServerCommit { call: a.0, attempt: a.1 };
-                if !self.session.has_headers(s.gen, &s.id) && self.next_in_trace(&commit) {
+                if !self.session.has_headers(s.gen, &s.id) && self.script.next_in_trace(&commit) {
                     return Ok(Done::delivered(
                         "POSTed, no response headers yet; its commit, next, confirms the server read it",
                     ));
                 }
-                self.await_headers(a, &s).await?;
+                self.link().await_headers(a, &s).await?;
                 Ok(Done::observed("the server accepted the POST (response headers)"))
             }
         }
     }
+}
 
-    pub(crate) async fn server_commit(&mut self, a: AttemptId, expected: u64) -> Result<Done, Stop> {
+impl Link<'_, '_> {
+    pub(crate) async fn server_commit(
+        &mut self,
+        a: AttemptId,
+        expected: u64,
+        baseline: f64,
+    ) -> Result<Done, StepError> {
         let s = self.attempt(a)?;
         let held = self.attempts.holds.get(&a).is_some_and(|h| h.before_commit) && self.session.pace_args;
         let bound = self.session.opts.step_timeout + if held { self.session.opts.window } else { Duration::ZERO };
-        let (sent, baseline) = (&self.attempts.sent, self.baseline);
+        let sent = &self.attempts.sent;
         // The violating step: the first commit at or past the state where the trace's property
         // fails (for the worst case: where a call first has two effects); that commit and any
         // after it may be refused by a server that does better, the ones before it must happen.
-        let here = self.trace.actions.iter().position(|x| *x == Action::ServerCommit { call: a.0, attempt: a.1 });
-        let violating = match (here, self.first_violation) {
+        let here =
+            self.script.trace.actions.iter().position(|x| *x == Action::ServerCommit { call: a.0, attempt: a.1 });
+        let violating = match (here, self.script.first_violation) {
             (Some(i), Some(v)) => i + 1 >= v,
             _ => true,
         };
@@ -79,10 +88,10 @@ impl Driver<'_> {
         if let Some(done) = seen {
             return done;
         }
-        Err(commit_timeout(&self.session, a, &s, bound, n, expected))
+        Err(commit_timeout(self.session, a, &s, bound, n, expected))
     }
 
-    pub(crate) async fn server_respond(&mut self, a: AttemptId, state: &State) -> Result<Done, Stop> {
+    pub(crate) async fn server_respond(&mut self, a: AttemptId, state: &State) -> Result<Done, StepError> {
         let resp = self.await_response(a).await?;
         self.check_answer_kind(a, state, &resp, false)?;
         Ok(Done::observed(summarize(&resp)))
@@ -94,35 +103,31 @@ impl Driver<'_> {
     /// fixture writing record and effect in one line), so it waits, bounded, until the retention
     /// has passed since then, plus a margin. Whether the record really expired shows in how the
     /// server answers the attempts after it.
-    pub(crate) async fn key_expires(&mut self, call: u8, key: u8) -> Result<Done, Stop> {
+    pub(crate) async fn key_expires(&mut self, call: u8, key: u8) -> Result<Done, StepError> {
         let Some(retention) = self.session.opts.key_retention else {
-            return Err(stop(ReplayVerdict::Diverged, "KeyExpires: the runner cannot make a server's key record expire (no key retention was set; the Rust fixture's key-expiring variant has one)"));
+            return Err(StepError::diverged("KeyExpires: the runner cannot make a server's key record expire (no key retention was set; the Rust fixture's key-expiring variant has one)"));
         };
         let Source::Ledger { path, filter } = &self.session.opts.observer.source else {
-            return Err(stop(
-                ReplayVerdict::Diverged,
+            return Err(StepError::diverged(
                 "KeyExpires: the record's time is read from the ledger, and the observer is not one",
             ));
         };
-        let name = self.key_name(call, key);
-        let lines = read_ledger_lines(path, filter.as_ref()).await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
+        let name = self.script.key_name(call, key);
+        let lines = read_ledger_lines(path, filter.as_ref()).await.map_err(StepError::cannot_tell)?;
         let line = lines.iter().rev().find(|l| l.get("idempotency_key").and_then(Value::as_str) == Some(name.as_str()));
         let Some(time) = line.and_then(|l| l.get("time")).and_then(Value::as_str).map(str::to_string) else {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("KeyExpires: no ledger line carries key {name}, so the server holds no record of it to expire"),
-            ));
+            return Err(StepError::diverged(format!(
+                "KeyExpires: no ledger line carries key {name}, so the server holds no record of it to expire"
+            )));
         };
-        let written = OffsetDateTime::parse(&time, &Rfc3339).map_err(|e| {
-            stop(ReplayVerdict::Inconclusive, format!("KeyExpires: the ledger line's time `{time}`: {e}"))
-        })?;
+        let written = OffsetDateTime::parse(&time, &Rfc3339)
+            .map_err(|e| StepError::cannot_tell(format!("KeyExpires: the ledger line's time `{time}`: {e}")))?;
         let expires = written + retention + EXPIRY_MARGIN;
         let wait = expires - OffsetDateTime::now_utc();
         if wait > retention + EXPIRY_MARGIN {
-            return Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("KeyExpires: the record of {name} is dated {time}, in the future of the runner's clock"),
-            ));
+            return Err(StepError::cannot_tell(format!(
+                "KeyExpires: the record of {name} is dated {time}, in the future of the runner's clock"
+            )));
         }
         let waited = wait.max(time::Duration::ZERO);
         tokio::time::sleep(waited.unsigned_abs()).await;

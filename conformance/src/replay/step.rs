@@ -1,6 +1,6 @@
 //! How a driver step ends, and what it acts on: [`Done`] (the step's status and note) or
-//! [`Stop`] (the verdict it leads to), the attempts as sent, responses matched to attempts, and
-//! the awaited commit's check.
+//! [`StepError`] (what ended the replay, and so its verdict), the attempts as sent, responses
+//! matched to attempts, and the awaited commit's check.
 
 use crate::replay::pacing::AttemptId;
 use crate::replay::session::Session;
@@ -9,25 +9,70 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Why a replay stopped before its end.
+/// Why a step ended the replay before its last step. Each kind leads to one verdict
+/// ([`StepError::verdict`]); the text says what happened, for the report only.
 #[derive(Debug)]
-pub struct Stop {
-    /// The verdict it leads to.
-    pub verdict: ReplayVerdict,
-    /// One line: what happened.
-    pub reason: String,
-    /// Whether it stopped because a fault the trace needs could not be made.
-    pub fault_not_made: bool,
+pub enum StepError {
+    /// The server did something the trace does not, so the trace was not realised: `diverged`.
+    Diverged(String),
+    /// The runner cannot establish what happened (the observer failed, or what the trace needs
+    /// cannot be seen on this server): `inconclusive`.
+    CannotTell(String),
+    /// A fault the trace needs could not be made (a reply came before a stream could break):
+    /// `inconclusive`, and the replay records why.
+    FaultNotMade(String),
+    /// The violating attempt was answered without the side effect the violation needs: the
+    /// server did not run the duplicate, `not-reproduced`.
+    NoEffect(String),
 }
 
-/// A [`Stop`] with `verdict` and `reason`.
-pub fn stop(verdict: ReplayVerdict, reason: impl Into<String>) -> Stop {
-    Stop { verdict, reason: reason.into(), fault_not_made: false }
-}
+impl StepError {
+    /// A [`StepError::Diverged`].
+    pub fn diverged(reason: impl Into<String>) -> StepError {
+        StepError::Diverged(reason.into())
+    }
 
-/// An inconclusive [`Stop`]: the fault the trace needs could not be made, as `reason` says.
-pub fn fault_not_made(reason: impl Into<String>) -> Stop {
-    Stop { verdict: ReplayVerdict::Inconclusive, reason: reason.into(), fault_not_made: true }
+    /// A [`StepError::CannotTell`].
+    pub fn cannot_tell(reason: impl Into<String>) -> StepError {
+        StepError::CannotTell(reason.into())
+    }
+
+    /// A [`StepError::FaultNotMade`].
+    pub fn fault_not_made(reason: impl Into<String>) -> StepError {
+        StepError::FaultNotMade(reason.into())
+    }
+
+    /// A [`StepError::NoEffect`].
+    pub fn no_effect(reason: impl Into<String>) -> StepError {
+        StepError::NoEffect(reason.into())
+    }
+
+    /// The verdict this ending leads to.
+    pub fn verdict(&self) -> ReplayVerdict {
+        match self {
+            StepError::Diverged(_) => ReplayVerdict::Diverged,
+            StepError::CannotTell(_) | StepError::FaultNotMade(_) => ReplayVerdict::Inconclusive,
+            StepError::NoEffect(_) => ReplayVerdict::NotReproduced,
+        }
+    }
+
+    /// What happened, in one line.
+    pub fn reason(&self) -> &str {
+        match self {
+            StepError::Diverged(r) | StepError::CannotTell(r) | StepError::FaultNotMade(r) | StepError::NoEffect(r) => {
+                r
+            }
+        }
+    }
+
+    /// What happened, in one line, taken out.
+    pub fn into_reason(self) -> String {
+        match self {
+            StepError::Diverged(r) | StepError::CannotTell(r) | StepError::FaultNotMade(r) | StepError::NoEffect(r) => {
+                r
+            }
+        }
+    }
 }
 
 /// One attempt as the runner sent it.
@@ -149,7 +194,7 @@ pub async fn commit_seen(
     s: &Sent,
     want: Commit,
     n: &mut i64,
-) -> Result<Option<Done>, Stop> {
+) -> Result<Option<Done>, StepError> {
     let Commit { expected, violating } = want;
     let counted = |n: i64| {
         Done::observed(if n > expected as i64 {
@@ -161,21 +206,21 @@ pub async fn commit_seen(
     let reading = session
         .read_stable()
         .await
-        .map_err(|e| stop(ReplayVerdict::Inconclusive, format!("call {} attempt {}: {e}", a.0, a.1)))?;
-    *n = session.opts.observer.effects(baseline, reading).map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
+        .map_err(|e| StepError::cannot_tell(format!("call {} attempt {}: {e}", a.0, a.1)))?;
+    *n = session.opts.observer.effects(baseline, reading).map_err(StepError::cannot_tell)?;
     if *n >= expected as i64 {
         return Ok(Some(counted(*n)));
     }
     if let Some(r) = answer(sent, session, a) {
         // The answer came: a fresh reading must show the effect for it now.
-        let again = session.read_stable().await.map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
-        let m = session.opts.observer.effects(baseline, again).map_err(|e| stop(ReplayVerdict::Inconclusive, e))?;
+        let again = session.read_stable().await.map_err(StepError::cannot_tell)?;
+        let m = session.opts.observer.effects(baseline, again).map_err(StepError::cannot_tell)?;
         if m < expected as i64 && violating {
-            return Err(stop(ReplayVerdict::NotReproduced, format!("call {} attempt {} was answered ({}) and the observer counts {m} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
+            return Err(StepError::no_effect(format!("call {} attempt {} was answered ({}) and the observer counts {m} effect(s) where the trace has {expected}: the server did not run the side effect the violation needs", a.0, a.1, summarize(&r))));
         }
         if m < expected as i64 {
             let how = if is_refusal(&r) { "refused" } else { "answered" };
-            return Err(stop(ReplayVerdict::Diverged, format!("call {} attempt {} was {how} ({}) and the observer counts {m} effect(s) where the trace has {expected}: an effect the trace needs before its violating step did not happen, so the trace was not realised", a.0, a.1, summarize(&r))));
+            return Err(StepError::diverged(format!("call {} attempt {} was {how} ({}) and the observer counts {m} effect(s) where the trace has {expected}: an effect the trace needs before its violating step did not happen, so the trace was not realised", a.0, a.1, summarize(&r))));
         }
         *n = m;
         return Ok(Some(counted(m)));
@@ -183,37 +228,36 @@ pub async fn commit_seen(
     if let Some(f) = session.failure_for(s.gen, &s.id).map(str::to_string) {
         // A cancelled request may end without a response; only others have failed.
         if !s.cancelled && !s.stream_closed {
-            return Err(stop(
-                ReplayVerdict::Diverged,
-                format!("call {} attempt {}: the request failed before its effect was seen: {f}", a.0, a.1),
-            ));
+            return Err(StepError::diverged(format!(
+                "call {} attempt {}: the request failed before its effect was seen: {f}",
+                a.0, a.1
+            )));
         }
     }
     if let Some(why) = session.check_exit() {
         // What it wrote last (a partial frame) is read after it is reaped: take it in.
         session.await_closed(s.gen, Duration::from_secs(1)).await;
-        return Err(stop(
-            ReplayVerdict::Diverged,
-            format!(
-                "call {} attempt {}: the server exited before its effect was seen ({why}){}",
-                a.0,
-                a.1,
-                session.breach_note()
-            ),
-        ));
+        return Err(StepError::diverged(format!(
+            "call {} attempt {}: the server exited before its effect was seen ({why}){}",
+            a.0,
+            a.1,
+            session.breach_note()
+        )));
     }
     if let Some(c) = session.closed(s.gen).map(str::to_string) {
         // stdio: no answer can come on a closed stdout, so waiting out the bound tells nothing more.
-        return Err(stop(
-            ReplayVerdict::Diverged,
-            format!("call {} attempt {}: {c} before its effect was seen{}", a.0, a.1, session.breach_note()),
-        ));
+        return Err(StepError::diverged(format!(
+            "call {} attempt {}: {c} before its effect was seen{}",
+            a.0,
+            a.1,
+            session.breach_note()
+        )));
     }
     Ok(None)
 }
 
 /// Why attempt `a`'s effect was not seen within `bound` (`n` of `expected` effects counted).
-pub fn commit_timeout(session: &Session, a: AttemptId, s: &Sent, bound: Duration, n: i64, expected: u64) -> Stop {
+pub fn commit_timeout(session: &Session, a: AttemptId, s: &Sent, bound: Duration, n: i64, expected: u64) -> StepError {
     let failed = match session.failure_for(s.gen, &s.id) {
         Some(f) => format!("; its request failed: {f}"),
         None if !s.stream_closed && session.has_headers(s.gen, &s.id) => {
@@ -231,13 +275,10 @@ pub fn commit_timeout(session: &Session, a: AttemptId, s: &Sent, bound: Duration
         failed
     };
     let garbage = session.stall_note();
-    stop(
-        ReplayVerdict::Inconclusive,
-        format!(
-            "call {} attempt {}: no effect and no answer within {} ms ({n} of {expected} effects){why}{garbage}",
-            a.0,
-            a.1,
-            bound.as_millis()
-        ),
-    )
+    StepError::cannot_tell(format!(
+        "call {} attempt {}: no effect and no answer within {} ms ({n} of {expected} effects){why}{garbage}",
+        a.0,
+        a.1,
+        bound.as_millis()
+    ))
 }

@@ -1,19 +1,18 @@
-//! The driver's transport steps (an `impl` of [`Driver`] apart from its dispatch): the events
+//! The transport steps (an `impl` of [`Link`]: the session and the attempts): the events
 //! the client has done that the server reads later (a deferred `notifications/cancelled`, a
 //! closed response stream), delivered where the trace has the server read them, and a broken
 //! response stream.
 
 use crate::replay::attempts::Deferred;
-use crate::replay::driver::Driver;
+use crate::replay::link::Link;
 use crate::replay::pacing::AttemptId;
-use crate::replay::step::{fault_not_made, stop, summarize, Done, Sent, Stop};
-use crate::replay::types::ReplayVerdict;
+use crate::replay::step::{summarize, Done, Sent, StepError};
 use mcp_once_model::{Action, Transport};
 use serde_json::json;
 use tokio::time::Instant;
 
-impl Driver<'_> {
-    pub(crate) async fn await_headers(&mut self, a: AttemptId, s: &Sent) -> Result<(), Stop> {
+impl Link<'_, '_> {
+    pub(crate) async fn await_headers(&mut self, a: AttemptId, s: &Sent) -> Result<(), StepError> {
         let bound = self.session.opts.step_timeout;
         let seen = self
             .session
@@ -22,17 +21,16 @@ impl Driver<'_> {
                     return Some(Ok(()));
                 }
                 let f = session.failure_for(s.gen, &s.id)?;
-                Some(Err(stop(
-                    ReplayVerdict::Diverged,
-                    format!("call {} attempt {}: the request failed: {f}", a.0, a.1),
-                )))
+                Some(Err(StepError::diverged(format!("call {} attempt {}: the request failed: {f}", a.0, a.1))))
             })
             .await;
         seen.unwrap_or_else(|| {
-            Err(stop(
-                ReplayVerdict::Inconclusive,
-                format!("call {} attempt {}: no HTTP response headers within {} ms", a.0, a.1, bound.as_millis()),
-            ))
+            Err(StepError::cannot_tell(format!(
+                "call {} attempt {}: no HTTP response headers within {} ms",
+                a.0,
+                a.1,
+                bound.as_millis()
+            )))
         })
     }
 
@@ -45,10 +43,10 @@ impl Driver<'_> {
     /// Returns whether the stream was still open. After the last step (`strict` false) the
     /// close is past the trace, which has the server read it later: it is made however the
     /// stream stands.
-    pub(crate) async fn close_before_reply(&mut self, a: AttemptId, s: &Sent, strict: bool) -> Result<bool, Stop> {
+    pub(crate) async fn close_before_reply(&mut self, a: AttemptId, s: &Sent, strict: bool) -> Result<bool, StepError> {
         let (call, attempt) = a;
-        let committing = self.realising() == Some(&Action::ServerCommit { call, attempt });
-        if !committing && !self.done_in_trace(&Action::ServerCommit { call, attempt }) {
+        let committing = self.script.realising() == Some(&Action::ServerCommit { call, attempt });
+        if !committing && !self.script.done_in_trace(&Action::ServerCommit { call, attempt }) {
             self.await_headers(a, s).await?;
         }
         // Every event already read counts: a response taken in after the close was in before it.
@@ -70,10 +68,10 @@ impl Driver<'_> {
 
     /// `Err` (inconclusive: the fault was not made) when attempt `a`'s response is in and the
     /// trace's server has not answered it yet.
-    fn reply_not_in_yet(&self, a: AttemptId) -> Result<(), Stop> {
+    fn reply_not_in_yet(&self, a: AttemptId) -> Result<(), StepError> {
         let (call, attempt) = a;
         match self.response(a) {
-            Some(r) if !self.done_in_trace(&Action::ServerRespond { call, attempt }) => Err(fault_not_made(
+            Some(r) if !self.script.done_in_trace(&Action::ServerRespond { call, attempt }) => Err(StepError::fault_not_made(
                 format!(
                     "call {call} attempt {attempt}: its response ({}) had arrived when the runner came to close its stream, and the trace's server has not answered yet: the stream could not be broken before the reply, so the fault the trace needs was not made",
                     summarize(&r)
@@ -88,12 +86,12 @@ impl Driver<'_> {
     /// reply. The model keeps such a close in flight past the trace's end, so the server seeing
     /// it after its commit is the trace's own order; the commit is what shows the server has the
     /// request when it sends no headers before its result. The commit's note says what was done.
-    pub(crate) async fn close_unread_after_commit(&mut self, a: AttemptId, mut done: Done) -> Result<Done, Stop> {
+    pub(crate) async fn close_unread_after_commit(&mut self, a: AttemptId, mut done: Done) -> Result<Done, StepError> {
         let (call, attempt) = a;
         // Left for its own step: a close the server reads later, or a stream the server still
         // answers on later in the trace.
-        let later = self.later_in_trace(&Action::ServerReceiveCancel { call, attempt })
-            || self.later_in_trace(&Action::ServerRespond { call, attempt });
+        let later = self.script.later_in_trace(&Action::ServerReceiveCancel { call, attempt })
+            || self.script.later_in_trace(&Action::ServerRespond { call, attempt });
         let pending = self.attempts.deferred.iter().position(|(x, how)| *x == a && *how == Deferred::CloseStream);
         let (Some(at), false) = (pending, later) else { return Ok(done) };
         self.attempts.deferred.remove(at);
@@ -106,7 +104,7 @@ impl Driver<'_> {
     }
 
     /// Deliver the deferred transport events of `only` (or all of them).
-    pub(crate) async fn deliver_deferred(&mut self, only: Option<AttemptId>) -> Result<Vec<String>, Stop> {
+    pub(crate) async fn deliver_deferred(&mut self, only: Option<AttemptId>) -> Result<Vec<String>, StepError> {
         let (now, later): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.attempts.deferred).into_iter().partition(|(a, _)| only.is_none_or(|o| o == *a));
         self.attempts.deferred = later;
@@ -115,7 +113,7 @@ impl Driver<'_> {
             let s = self.attempt(a)?;
             // With several instances, the event goes to the instance holding the request.
             if let Some(instance) = self.attempts.routes.get(&a).copied() {
-                self.session.select(instance).map_err(|e| stop(ReplayVerdict::Diverged, e))?;
+                self.session.select(instance).map_err(StepError::diverged)?;
             }
             if self.attempts.held_requests.contains_key(&a) {
                 done.push(format!("call {} attempt {}: nothing to deliver (its request was never written)", a.0, a.1));
@@ -128,9 +126,10 @@ impl Driver<'_> {
             match how {
                 Deferred::CancelNotification => {
                     let msg = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": s.id, "reason": "mcp-once replay: the client timed out"}});
-                    self.session.send(&msg).await.map_err(|e| {
-                        stop(ReplayVerdict::Diverged, format!("cannot send notifications/cancelled: {e}"))
-                    })?;
+                    self.session
+                        .send(&msg)
+                        .await
+                        .map_err(|e| StepError::diverged(format!("cannot send notifications/cancelled: {e}")))?;
                     done.push(format!("notifications/cancelled for id {} delivered", s.id));
                 }
                 Deferred::CloseStream => {
@@ -146,14 +145,14 @@ impl Driver<'_> {
         Ok(done)
     }
 
-    pub(crate) async fn stream_break(&mut self, a: AttemptId) -> Result<Done, Stop> {
+    pub(crate) async fn stream_break(&mut self, a: AttemptId) -> Result<Done, StepError> {
         self.attempt(a)?;
         if self.session.opts.target.transport() != Transport::Http {
-            return Err(stop(ReplayVerdict::Diverged, "StreamBreak needs an HTTP response stream"));
+            return Err(StepError::diverged("StreamBreak needs an HTTP response stream"));
         }
         self.attempts.sent.get_mut(&a).expect("sent").stream_closed = true;
-        let committed = self.done_in_trace(&Action::ServerCommit { call: a.0, attempt: a.1 });
-        if !self.profile.knobs.http_disconnect_is_cancel.value && !committed {
+        let committed = self.script.done_in_trace(&Action::ServerCommit { call: a.0, attempt: a.1 });
+        if !self.script.profile.knobs.http_disconnect_is_cancel.value && !committed {
             // A disconnect is no cancellation here: the close matters to the client, which loses
             // the reply. Made once the server's commit shows it has the request, before the reply
             // (a server that sends its headers only with its result shows nothing earlier).
@@ -162,7 +161,7 @@ impl Driver<'_> {
             self.attempts.deferred.push((a, Deferred::CloseStream));
             return Ok(Done::driven("the client's response stream breaks; under this revision a disconnect is not a cancellation, so the runner closes it once the server has the request (its event stream opens, or its commit shows), before the reply"));
         }
-        if !self.profile.knobs.http_disconnect_is_cancel.value {
+        if !self.script.profile.knobs.http_disconnect_is_cancel.value {
             // After the commit: closed now, before the reply.
             let s = self.attempt(a)?;
             let open = self.close_before_reply(a, &s, true).await?;
