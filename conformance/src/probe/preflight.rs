@@ -184,7 +184,7 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
         keyless,
         keyed,
         findings,
-        non_json: session.non_json.clone(),
+        non_json: session.conduct.non_json.clone(),
         asks_input,
     })
 }

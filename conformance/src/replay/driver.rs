@@ -108,8 +108,8 @@ impl<'t> Driver<'t> {
         // divergence names the breach first. Its output has been read to the end by now
         // (shutdown waits for it).
         self.session.drain().await;
-        let (verdict, reason) = match (verdict, self.session.breaches.first().cloned()) {
-            (ReplayVerdict::Diverged, Some(_)) if self.session.breach_named() => (verdict, reason),
+        let (verdict, reason) = match (verdict, self.session.conduct.breaches.first().cloned()) {
+            (ReplayVerdict::Diverged, Some(_)) if self.session.conduct.breach_named() => (verdict, reason),
             (ReplayVerdict::NotReproduced | ReplayVerdict::Diverged, Some(g)) => {
                 (ReplayVerdict::Diverged, format!("the server broke the protocol: {g} (otherwise: {reason})"))
             }

@@ -19,6 +19,7 @@
 mod attempts;
 pub mod breach;
 pub mod client_steps;
+pub mod conduct;
 pub mod continuation;
 pub mod crash_point;
 pub mod driver;

@@ -33,9 +33,17 @@ pub(crate) struct Responses {
     /// Streams to break as soon as their headers arrive, and whether each was an event stream
     /// still open then (`None`: not yet).
     break_at_headers: HashMap<RequestKey, Option<bool>>,
+    /// Requests of the runner's own sent so far (their ids are numbered from it).
+    own_requests: u64,
 }
 
 impl Responses {
+    /// The number of a new request of the runner's own (from 1).
+    pub(crate) fn own_request(&mut self) -> u64 {
+        self.own_requests += 1;
+        self.own_requests
+    }
+
     /// A request was written under `key`.
     pub(crate) fn sent(&mut self, key: RequestKey) {
         *self.sent.entry(key).or_default() += 1;

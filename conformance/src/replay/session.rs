@@ -3,6 +3,7 @@
 //! awaited step goes through.
 
 use crate::replay::breach::ProtocolBreach;
+use crate::replay::conduct::Conduct;
 use crate::replay::evidence::{Event, Evidence, Process};
 use crate::replay::input::client_reply;
 use crate::replay::instance::Instance;
@@ -19,7 +20,6 @@ use crate::replay::types::{ReplayOptions, Revision, Target};
 use crate::replay::wire::{log_lines, Connection, EventKind, WireEvent};
 use mcp_once_model::Transport;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -44,20 +44,9 @@ pub struct Session {
     rx: UnboundedReceiver<WireEvent>,
     /// The requests sent and what came back for each.
     responses: Responses,
-    closed: HashMap<u32, String>,
-    /// stdio: bytes of an unfinished frame (no newline yet) of the connection of that generation.
-    unfinished: HashMap<u32, usize>,
-    /// stdio: a message of the current connection came from a read whose end is not taken in yet.
-    mid_read: bool,
-    /// Protocol breaches the server committed, in order (output that is not JSON-RPC, a
-    /// response to an id the runner never sent, more responses to an id than requests with it).
-    pub breaches: Vec<ProtocolBreach>,
-    breach_named: std::cell::Cell<bool>,
-    /// stdio: lines of stdout that are not JSON at all (a breach in `breaches` too, unless the
-    /// options skip them).
-    pub non_json: NonJsonLines,
-    notifications: u64,
-    housekeeping: u64,
+    /// What the server did besides answering: breaches, non-JSON output, notifications, how
+    /// each connection ended.
+    pub conduct: Conduct,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
     /// The tool under test as `tools/list` gave it, once the server started.
@@ -93,14 +82,7 @@ impl Session {
             tx,
             rx,
             responses: Responses::default(),
-            closed: HashMap::new(),
-            unfinished: HashMap::new(),
-            mid_read: false,
-            breaches: Vec::new(),
-            breach_named: std::cell::Cell::new(false),
-            non_json: NonJsonLines::default(),
-            notifications: 0,
-            housekeeping: 0,
+            conduct: Conduct::default(),
             pace_args: false,
             tool: None,
             capabilities: json!({}),
@@ -144,10 +126,10 @@ impl Session {
         self.starting = false;
         match started {
             // Output that is not JSON at all ended the start: say that, not what it broke.
-            Err(StartError::Other(_)) if !self.non_json.first.is_empty() && !self.opts.skip_non_json => {
+            Err(StartError::Other(_)) if !self.conduct.non_json.first.is_empty() && !self.opts.skip_non_json => {
                 // The lines already read after the first, to quote them too (no waiting).
                 self.pump(Instant::now()).await;
-                Err(StartError::NonJsonStdout { first: self.non_json.first.clone() })
+                Err(StartError::NonJsonStdout { first: self.conduct.non_json.first.clone() })
             }
             other => other,
         }
@@ -213,8 +195,7 @@ impl Session {
         params: Value,
         deadline: Instant,
     ) -> Result<Value, String> {
-        self.housekeeping += 1;
-        let id = json!(format!("mcp-once-{}", self.housekeeping));
+        let id = json!(format!("mcp-once-{}", self.responses.own_request()));
         let conn = self.at().conn.as_ref().ok_or("no connection")?;
         let gen = conn.generation();
         conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
@@ -234,10 +215,10 @@ impl Session {
                 if let Some(f) = s.responses.failure(&key) {
                     return Some(Err(f.to_string()));
                 }
-                if let Some(c) = s.closed.get(&gen) {
-                    return Some(Err(s.with_breach_note(c.clone())));
+                if let Some(c) = s.conduct.closed(gen) {
+                    return Some(Err(s.with_breach_note(c.to_string())));
                 }
-                if s.starting && !s.breaches.is_empty() {
+                if s.starting && !s.conduct.breaches.is_empty() {
                     // (the caller names the method)
                     return Some(Err(format!("no answer yet{}", s.breach_note())));
                 }
@@ -254,25 +235,12 @@ impl Session {
 
     /// `"; the server broke the protocol: …"` naming the first breach, or nothing.
     pub fn breach_note(&self) -> String {
-        let note = self.breaches.first().map_or(String::new(), |g| format!("; the server broke the protocol: {g}"));
-        if !note.is_empty() {
-            self.breach_named.set(true);
-        }
-        note
+        self.conduct.breach_note()
     }
 
-    /// Whether a message the runner made has named the first protocol breach.
-    pub fn breach_named(&self) -> bool {
-        self.breach_named.get()
-    }
-
-    /// For a wait that ran out: [`Session::breach_note`], and whether the server was part-way
-    /// through writing a frame (a slow or stuck writer, not a silent one).
+    /// For a wait that ran out on the current connection: [`Conduct::stall_note`].
     pub fn stall_note(&self) -> String {
-        match self.unfinished.get(&self.at().generation).copied().unwrap_or(0) {
-            0 => self.breach_note(),
-            n => format!("; the server had written {n} byte(s) of a frame and no newline yet{}", self.breach_note()),
-        }
+        self.conduct.stall_note(self.at().generation)
     }
 
     /// stdio: wait at most `bound` for connection `gen`'s stdout to close (its last output
@@ -293,7 +261,7 @@ impl Session {
     /// written with the first), within a short bound; then everything already waiting.
     pub async fn settle(&mut self) {
         let bound = Instant::now() + Duration::from_secs(1);
-        self.wait_until(bound, async |s| (!s.mid_read).then_some(())).await;
+        self.wait_until(bound, async |s| (!s.conduct.mid_read).then_some(())).await;
         self.drain().await;
     }
 
@@ -354,12 +322,12 @@ impl Session {
         let gen = ev.conn;
         match ev.kind {
             EventKind::Message(m) => {
-                self.mid_read = gen == self.at().generation && self.at().target.transport() == Transport::Stdio;
+                self.conduct.mid_read = gen == self.at().generation && self.at().target.transport() == Transport::Stdio;
                 let method = m.get("method").and_then(Value::as_str).map(str::to_string);
                 match (m.get("id").cloned(), method) {
                     (Some(id), None) => {
                         if let Some(breach) = self.responses.answer(RequestKey::new(gen, &id), id, m) {
-                            self.breaches.push(breach);
+                            self.conduct.breaches.push(breach);
                         }
                     }
                     (Some(id), Some(method)) => {
@@ -368,15 +336,15 @@ impl Session {
                             let _ = conn.send(&reply).await;
                         }
                     }
-                    (None, _) => self.notifications += 1,
+                    (None, _) => self.conduct.notified(),
                 }
             }
-            EventKind::Garbage(reason) => self.breaches.push(reason),
+            EventKind::Garbage(reason) => self.conduct.breaches.push(reason),
             EventKind::NonJson(line) => {
                 if !self.opts.skip_non_json {
-                    self.breaches.push(ProtocolBreach::NotJson { line: line.clone() });
+                    self.conduct.breaches.push(ProtocolBreach::NotJson { line: line.clone() });
                 }
-                self.non_json.push(line);
+                self.conduct.non_json.push(line);
             }
             // A stream to break at its headers was broken by its own task there
             // (`Connection::break_at_headers`): an event stream, its reply still to come. (A JSON
@@ -384,13 +352,8 @@ impl Session {
             EventKind::Headers { id, sse, .. } => self.responses.headers_arrived(RequestKey::new(gen, &id), sse),
             EventKind::StreamEnd { id } => self.responses.stream_ended(RequestKey::new(gen, &id)),
             EventKind::StreamFailed { id, reason } => self.responses.fail(RequestKey::new(gen, &id), reason),
-            EventKind::Closed(reason) => {
-                self.closed.insert(gen, reason);
-            }
-            EventKind::ReadEnd { unfinished } => {
-                self.unfinished.insert(gen, unfinished);
-                self.mid_read = false;
-            }
+            EventKind::Closed(reason) => self.conduct.closed_with(gen, reason),
+            EventKind::ReadEnd { unfinished } => self.conduct.read_ended(gen, unfinished),
         }
     }
 
@@ -472,11 +435,6 @@ impl Session {
         self.responses.answers(&RequestKey::new(gen, id))
     }
 
-    /// How many notifications the server has sent (any connection).
-    pub fn notifications(&self) -> u64 {
-        self.notifications
-    }
-
     /// The failure of the request `(gen, id)`, if it failed.
     pub fn failure_for(&self, gen: u32, id: &Value) -> Option<&str> {
         self.responses.failure(&RequestKey::new(gen, id))
@@ -489,7 +447,7 @@ impl Session {
 
     /// Whether connection `gen` was closed by the server.
     pub fn closed(&self, gen: u32) -> Option<&str> {
-        self.closed.get(&gen).map(String::as_str)
+        self.conduct.closed(gen)
     }
 
     /// Whether HTTP response headers for `(gen, id)` arrived.

@@ -265,7 +265,7 @@ pub fn commit_timeout(session: &Session, a: AttemptId, s: &Sent, bound: Duration
         }
         None => String::new(),
     };
-    let failed = match session.notifications() {
+    let failed = match session.conduct.notifications() {
         0 => failed,
         k => format!("{failed}; the server sent {k} notification(s) meanwhile"),
     };
