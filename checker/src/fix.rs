@@ -6,6 +6,8 @@
 use crate::cells::{builtins, run_cells, threads};
 use anyhow::Result;
 use clap::ValueEnum;
+use mcp_once_model::config::Bounds;
+use mcp_once_model::profile::ProfileKind;
 use mcp_once_model::{Budget, ClientPolicy, Config, KeyLifetime, Options, Profile, PropertyKind, ServerImpl, Verdict};
 use std::sync::Arc;
 
@@ -31,12 +33,41 @@ impl Audience {
     }
 }
 
-/// The search behind a suggested fix: what was tried, and what holds.
+/// The search behind a suggested fix: what was tried, at which bounds, and what holds.
 pub struct Fix {
     /// Configurations checked.
     pub tried: usize,
-    /// Those under which the property holds (exhaustive search), nearest first.
-    pub holds: Vec<Config>,
+    /// The bounds every candidate was checked at: the trace's, raised to [`LEAST_BOUNDS`].
+    pub bounds: Bounds,
+    /// Those under which the property holds (exhaustive search), nearest first, each with the
+    /// proposal it needs (none when it stays within the trace's own profile or a revision).
+    pub holds: Vec<(Config, Option<Needs>)>,
+}
+
+/// A proposal a fix depends on: not part of any released revision.
+#[derive(Clone, Debug)]
+pub struct Needs {
+    /// The proposal's profile name.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// Where its text lives, if the profile says.
+    pub source: Option<String>,
+}
+
+/// The least bounds a fix is checked at: two calls, two retries each and one crash. A fix that
+/// holds only within a trace's own small bounds (no crash, one retry) may fail the first time a
+/// server restarts or a client retries twice, so none is suggested on that evidence alone.
+pub const LEAST_BOUNDS: Bounds = Bounds { calls: 2, retries: 2, crashes: 1 };
+
+/// The bounds a fix for a trace at `trace` is checked at: each of the trace's, raised to
+/// [`LEAST_BOUNDS`]'s where it is smaller.
+pub fn fix_bounds(trace: Bounds) -> Bounds {
+    Bounds {
+        calls: trace.calls.max(LEAST_BOUNDS.calls),
+        retries: trace.retries.max(LEAST_BOUNDS.retries),
+        crashes: trace.crashes.max(LEAST_BOUNDS.crashes),
+    }
 }
 
 /// Server behaviours in the order a fix prefers them: a durable record first (it survives a
@@ -59,8 +90,9 @@ const MAX_CANDIDATES: usize = 24;
 /// States a candidate's search may visit before it counts as undecided (not a fix).
 const MAX_STATES: usize = 2_000_000;
 
-/// The configurations a fix for `audience` may move to from `cfg`, nearest first: one
-/// parameter changed where one suffices, the idempotency key added where the profile has one.
+/// The configurations a fix for `audience` may move to from `cfg` (its bounds already those
+/// the fix is checked at), nearest first: one parameter changed where one suffices, the
+/// idempotency key added where the profile has one.
 fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Config, Arc<Profile>)> {
     let shared: Vec<Arc<Profile>> = profiles.iter().cloned().map(Arc::new).collect();
     let here = shared.iter().find(|p| p.name == cfg.profile);
@@ -102,13 +134,23 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
     out
 }
 
-/// Check the candidates for `audience` near `cfg` for `property` under `budget` and keep those
-/// where it holds. Without a state limit and a spill folder in `budget`, each search stops at
-/// [`MAX_STATES`]; with a spill folder it may go on on disk until the disk budget.
+/// Check the candidates for `audience` near `cfg` for `property` under `budget`, at
+/// [`fix_bounds`] of `cfg`'s, and keep those where it holds. Without a state limit and a spill
+/// folder in `budget`, each search stops at [`MAX_STATES`] (a search stopped there is no
+/// fix); with a spill folder it may go on on disk until the disk budget.
 pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: Budget) -> Result<Fix> {
     let profiles = builtins();
-    let configs = candidates(cfg, audience, &profiles);
+    let bounds = fix_bounds(cfg.bounds);
+    let at_bounds = Config { bounds, ..cfg.clone() };
+    let configs = candidates(&at_bounds, audience, &profiles);
     let tried = configs.len();
+    let needs = |c: &Config| {
+        profiles.iter().find(|p| p.name == c.profile && p.kind == ProfileKind::Proposal).map(|p| Needs {
+            name: p.name.clone(),
+            title: p.title.clone(),
+            source: p.source.clone(),
+        })
+    };
     let order: Vec<Config> = configs.iter().map(|(c, _)| c.clone()).collect();
     let max_states = budget.max_states.or(if budget.spill_dir.is_some() { None } else { Some(MAX_STATES) });
     let budget = Budget { max_states, ..budget };
@@ -122,6 +164,10 @@ pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: 
                     && matches!(&cell.outcome, Ok(k) if k.results.iter().all(|r| r.verdict == Verdict::Holds))
             })
         })
+        .map(|c| {
+            let needs = needs(&c);
+            (c, needs)
+        })
         .collect();
-    Ok(Fix { tried, holds })
+    Ok(Fix { tried, bounds, holds })
 }

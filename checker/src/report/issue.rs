@@ -324,7 +324,7 @@ fn rules_paragraph(issue: &Issue) -> String {
         )
     };
     let tail = match issue.audience {
-        Audience::Server => "Where a rule is a MAY or a SHOULD the server chose; the fix below is a choice the spec leaves it that makes the property hold. A server that ignores cancellation (MAY) still matters: the client, told nothing, retries with a new request id, and nothing lets the server tell the retry from a new call.",
+        Audience::Server => "Where a rule is a MAY or a SHOULD the server chose; the fix below is one the model proves makes the property hold (a choice the spec leaves the server, unless it says it needs a proposal). A server that ignores cancellation (MAY) still matters: the client, told nothing, retries with a new request id, and nothing lets the server tell the retry from a new call.",
         Audience::Client => "The client's retry is allowed; it resends the call with nothing the server can match to the first attempt. The fix below is a retry policy (or key) under which the property holds against this server.",
         Audience::Spec => "Nothing in these rules lets a client retry a call that may have taken effect without risking a second effect: the fix below is what a revision or proposal would have to add.",
     };
@@ -389,16 +389,27 @@ fn changes(from: &Config, to: &Config) -> Vec<String> {
     out
 }
 
-/// The Suggested fix section: the configurations the model proves the property under.
+/// The Suggested fix section: the configurations the model proves the property under, at the
+/// bounds they were checked at, each naming the proposal it needs if it needs one.
 fn suggested_fix(issue: &Issue) -> String {
     let cfg = &issue.model.config;
     let fix = issue.fix;
     let property = issue.property.judged();
+    let b = fix.bounds;
+    let at = format!(
+        "{} call{}, {} retr{} each and {} crash{}",
+        b.calls,
+        if b.calls == 1 { "" } else { "s" },
+        b.retries,
+        if b.retries == 1 { "y" } else { "ies" },
+        b.crashes,
+        if b.crashes == 1 { "" } else { "es" }
+    );
     let mut out = String::new();
     if fix.holds.is_empty() {
         let _ = writeln!(
             out,
-            "None of the {} configurations near this one that a fix for the {} could move to makes `{property}` hold within these bounds (each checked by an exhaustive search). Try `--for spec` for what a revision of the spec could add.",
+            "None of the {} configurations near this one that a fix for the {} could move to makes `{property}` hold at {at} (each checked by an exhaustive search; a fix is checked at 2 calls, 2 retries and 1 crash at least, or the trace's bounds if larger). Try `--for spec` for what a revision of the spec could add.",
             fix.tried,
             issue.audience.as_str()
         );
@@ -406,12 +417,20 @@ fn suggested_fix(issue: &Issue) -> String {
     }
     let _ = writeln!(
         out,
-        "The model proves `{property}` holds (an exhaustive search within the same bounds; {} of {} nearby configurations checked hold) when:\n",
+        "The model proves `{property}` holds at {at} (an exhaustive search; a fix is checked at 2 calls, 2 retries and 1 crash at least, or the trace's bounds if larger; {} of {} nearby configurations checked hold) when:\n",
         fix.holds.len(),
         fix.tried
     );
-    for to in fix.holds.iter().take(3) {
+    for (to, needs) in fix.holds.iter().take(3) {
         let _ = writeln!(out, "- {}.  ", changes(cfg, to).join("; "));
+        if let Some(n) = needs {
+            let source = n.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  This needs `{}`, {}{source}: a proposal, not part of any released revision, so no server or client can rely on it today.  ",
+                n.name, n.title
+            );
+        }
         let _ = writeln!(out, "  Shown by `mcp-once check {to} --property {property}` (exit 0: it holds).");
     }
     out
