@@ -166,3 +166,68 @@ fn a_confirmed_replay_on_the_typescript_fixture_explains_to_an_issue_naming_the_
 fn a_confirmed_replay_on_the_python_fixture_explains_to_an_issue_naming_the_sdk() {
     check_sdk(Server::Python);
 }
+
+/// `explain TRACE --evidence DIR` as an issue filer may misuse it: evidence of another trace.
+fn explain_with(trace: &Path, evidence: &Path) -> (Option<i32>, String) {
+    let out = mcp_once!().arg("explain").arg(trace).arg("--evidence").arg(evidence).output().unwrap();
+    (out.status.code(), text(&out.stderr))
+}
+
+#[test]
+fn evidence_of_another_trace_is_refused_naming_the_difference() {
+    let dir = temp("mismatch");
+    let own = trace(&dir, "plain");
+    let ledger = dir.join("ledger.jsonl");
+    let evidence = dir.join("evidence");
+    let out = mcp_once!()
+        .arg("replay")
+        .arg(&own)
+        .args(["--stdio", &command(Server::Rust, &ledger), "--args", r#"{"amount":42}"#])
+        .args(["--observe", &format!("ledger:{}", ledger.display())])
+        .arg("--evidence")
+        .arg(&evidence)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "confirmed: {}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(explain_with(&own, &evidence).0, Some(0), "its own trace is explained");
+
+    // Another property of the same cell.
+    let other = dir.join("other-property");
+    let made = mcp_once!()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-timeout"])
+        .args(["--server", "plain", "--calls", "1", "--retries", "1", "--crashes", "0"])
+        .args(["--property", "no-silent-effect", "--out"])
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(1), "{}", text(&made.stderr));
+    let (code, err) = explain_with(&trace_in(&other, "no-silent-effect"), &evidence);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not the evidence of") && err.contains("`at-most-once` trace"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+
+    // The same property in another cell, whose trace has other steps.
+    let cell = dir.join("other-cell");
+    let made = mcp_once!()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "framework-retry"])
+        .args(["--server", "plain", "--calls", "2", "--retries", "1", "--crashes", "1"])
+        .args(["--property", "at-most-once", "--out"])
+        .arg(&cell)
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(1), "{}", text(&made.stderr));
+    let elsewhere = trace_in(&cell, "at-most-once");
+    let (code, err) = explain_with(&elsewhere, &evidence);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the evidence is of the cell") && err.contains("--calls 1"), "{err}");
+
+    // Evidence that does not name its cell is matched by its steps.
+    let result = evidence.join("result.json");
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert!(json.as_object_mut().unwrap().remove("cell").is_some(), "a replay's result names its cell");
+    std::fs::write(&result, json.to_string()).unwrap();
+    assert_eq!(explain_with(&own, &evidence).0, Some(0), "its own trace, by its steps");
+    let (code, err) = explain_with(&elsewhere, &evidence);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("step ") && err.contains("of the evidence is"), "{err}");
+}

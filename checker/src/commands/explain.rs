@@ -13,7 +13,7 @@ use crate::report::replay::ReplayEvidence;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::Options;
+use mcp_once_model::{Options, Profile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -50,6 +50,9 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     let valid = trace.validate(&file, &profile)?;
     let evidence = a.evidence.as_deref().map(ReplayEvidence::load).transpose()?;
     let dir = a.evidence.as_deref().map(|d| d.display().to_string()).unwrap_or_default();
+    if let Some(ev) = &evidence {
+        evidence_of(&trace, &profile, ev).map_err(|why| anyhow!("{dir}: not the evidence of {file}: {why}"))?;
+    }
     let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.judged();
@@ -70,6 +73,39 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());
     print!("{}", fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `Err` naming the first difference when `ev` is not the evidence of a replay of `trace`
+/// (under `profile`): another property, another cell, another wire revision, or a step the
+/// trace does not have there. An issue that mixed them would report one run's counts under
+/// another's trace.
+fn evidence_of(trace: &TraceFile, profile: &Profile, ev: &ReplayEvidence) -> Result<(), String> {
+    let r = &ev.result;
+    if r.property != trace.property {
+        return Err(format!("the evidence is of a `{}` trace, and the trace is `{}`", r.property, trace.property));
+    }
+    if let Some(cell) = r.cell.as_ref().filter(|c| **c != trace.config) {
+        return Err(format!("the evidence is of the cell `{cell}`, and the trace's is `{}`", trace.config));
+    }
+    if r.revision != profile.revision {
+        return Err(format!(
+            "the evidence's replay spoke revision {}, and the trace's profile `{}` is revision {}",
+            r.revision, profile.name, profile.revision
+        ));
+    }
+    if r.steps.len() > trace.actions.len() {
+        return Err(format!("the evidence has {} steps, and the trace {}", r.steps.len(), trace.actions.len()));
+    }
+    for (step, action) in r.steps.iter().zip(&trace.actions) {
+        let ours = action.to_string();
+        if step.action != ours {
+            return Err(format!(
+                "step {} of the evidence is `{}`, and the trace's is `{ours}`",
+                step.step, step.action
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The report cut at a line to stay under a GitHub comment's limit, should redaction or

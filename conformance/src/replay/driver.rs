@@ -158,6 +158,7 @@ impl<'t> Driver<'t> {
             fault_not_made,
             evidence: self.session.evidence.path().map(Into::into),
             trace: self.script.name.clone(),
+            cell: Some(self.script.trace.config.clone()),
             target: self.session.opts.target.describe(),
             revision: self.session.revision,
             observer: self.session.opts.observer.describe(),

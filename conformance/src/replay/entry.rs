@@ -7,7 +7,7 @@ use crate::replay::process;
 use crate::replay::types::{revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision};
 use anyhow::{anyhow, Result};
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::Profile;
+use mcp_once_model::{Config, Profile};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -15,6 +15,7 @@ use std::time::Duration;
 /// A result for a run that ended before it could reach a verdict of its own.
 pub fn interrupted(
     trace: &str,
+    cell: &Config,
     property: TraceKind,
     options: &ReplayOptions,
     evidence: &Evidence,
@@ -31,6 +32,7 @@ pub fn interrupted(
         fault_not_made: None,
         evidence: evidence.path().map(PathBuf::from),
         trace: trace.into(),
+        cell: Some(cell.clone()),
         target: options.target.describe(),
         revision: options.revision.unwrap_or(Revision::R2025_11_25),
         observer: options.observer.describe(),
@@ -88,6 +90,7 @@ pub fn run_replay(path: &Path, options: ReplayOptions) -> Result<ReplayResult> {
             None => {
                 let mut r = interrupted(
                     &name,
+                    &trace.config,
                     trace.property,
                     &options,
                     &evidence,

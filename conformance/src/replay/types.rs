@@ -292,6 +292,9 @@ pub struct ReplayResult {
     pub evidence: Option<PathBuf>,
     /// The trace file.
     pub trace: String,
+    /// The trace's cell (its configuration), so that evidence can be matched to its trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<mcp_once_model::Config>,
     /// The server under test.
     pub target: String,
     /// The wire revision spoken.
