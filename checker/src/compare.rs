@@ -5,7 +5,7 @@ use crate::cells::{Cell, Checked};
 use mcp_once_model::config::StoreScope;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::{
-    Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, Transport, Verdict,
+    Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind, ServerImpl, Transport, Verdict,
 };
 use std::fmt;
 
@@ -30,6 +30,11 @@ pub enum ShortVerdict {
 }
 
 impl ShortVerdict {
+    /// The verdict on `p` in `cell`, where a matrix has it (else not applicable).
+    pub fn of_cell(cell: Option<&Cell>, p: PropertyKind) -> ShortVerdict {
+        cell.map_or(ShortVerdict::NotApplicable, |c| ShortVerdict::of(c, p))
+    }
+
     /// The verdict on `p` in `cell`.
     pub fn of(cell: &Cell, p: PropertyKind) -> ShortVerdict {
         match &cell.outcome {
@@ -152,6 +157,9 @@ pub struct Change<'a> {
     pub was: Signature,
     /// Its verdicts after.
     pub now: Signature,
+    /// Why the first profile has no such cell, where its matrix has none (the configuration
+    /// checked against the first profile).
+    pub absent_before: Option<String>,
 }
 
 /// What a change comes to, as the diff's bottom line counts it.
@@ -214,6 +222,9 @@ pub enum Appearance {
     New,
     /// Violated before, not after.
     Vanished,
+    /// Violated on both sides, by another counterexample (shorter, longer, or reaching other
+    /// effects): the one after.
+    Changed,
 }
 
 /// A counterexample to one property that exists on one side of a change only.
@@ -248,6 +259,14 @@ impl<'a> Change<'a> {
         }
     }
 
+    /// Why the cell did not apply before the change (its `n/a` reason), if it did not.
+    pub fn reason_before(&self) -> Option<String> {
+        match self.before {
+            None => Some(self.absent_before.clone().unwrap_or_else(|| "not in the first profile's matrix".into())),
+            Some(c) => c.outcome.as_ref().err().map(ToString::to_string),
+        }
+    }
+
     /// Why the cell does not apply after the change (its `n/a` reason), if it does not.
     pub fn reason_after(&self) -> Option<String> {
         match self.after {
@@ -256,7 +275,7 @@ impl<'a> Change<'a> {
         }
     }
 
-    /// The new and the vanished counterexamples, in `PropertyKind::ALL` order.
+    /// The new, the vanished and the changed counterexamples, in `PropertyKind::ALL` order.
     pub fn counterexamples(&self) -> Vec<CounterexampleChange<'a>> {
         let violated = |cell: Option<&'a Cell>, p: PropertyKind| {
             let checked = cell?.outcome.as_ref().ok()?;
@@ -268,6 +287,11 @@ impl<'a> Change<'a> {
             let (appearance, (cell, counterexample)) = match (violated(self.before, *p), violated(self.after, *p)) {
                 (None, Some(after)) => (Appearance::New, after),
                 (Some(before), None) => (Appearance::Vanished, before),
+                (Some(_), Some(after))
+                    if ShortVerdict::of_cell(self.before, *p) != ShortVerdict::of_cell(self.after, *p) =>
+                {
+                    (Appearance::Changed, after)
+                }
                 _ => continue,
             };
             out.push(CounterexampleChange { appearance, property: *p, cell, counterexample });
@@ -286,6 +310,8 @@ pub struct Diff<'a> {
     pub cells: usize,
     /// The cells that change, in `CellKey` order.
     pub changes: Vec<Change<'a>>,
+    /// How many cells do not change, and how many of those violate some property.
+    pub unchanged: (usize, usize),
 }
 
 impl Diff<'_> {
@@ -299,20 +325,35 @@ impl Diff<'_> {
     }
 }
 
-/// Compare the cells of profile `a` with those of profile `b`.
-pub fn diff<'a>(a: &'a str, cells_a: &'a [Cell], b: &'a str, cells_b: &'a [Cell]) -> Diff<'a> {
+/// Compare the cells of profile `pa` with those of profile `b`.
+pub fn diff<'a>(pa: &'a Profile, cells_a: &'a [Cell], b: &'a str, cells_b: &'a [Cell]) -> Diff<'a> {
+    let a = pa.name.as_str();
     let mut keys: Vec<CellKey> = cells_a.iter().chain(cells_b).map(|c| CellKey::of(&c.config)).collect();
     keys.sort();
     keys.dedup();
     let find = |cells: &'a [Cell], k: CellKey| cells.iter().find(|c| CellKey::of(&c.config) == k);
     let mut changes = Vec::new();
+    let mut unchanged = (0, 0);
     let cells = keys.len();
     for key in keys {
         let (before, after) = (find(cells_a, key), find(cells_b, key));
         let (was, now) = (Signature::of(before), Signature::of(after));
         if was != now {
-            changes.push(Change { key, before, after, was, now });
+            let absent_before = match (before, after) {
+                (None, Some(c)) => {
+                    let mut config = c.config.clone();
+                    config.profile = a.to_string();
+                    config.applicable(pa).err().map(|e| e.to_string())
+                }
+                _ => None,
+            };
+            changes.push(Change { key, before, after, was, now, absent_before });
+        } else {
+            unchanged.0 += 1;
+            if now.verdicts.iter().any(|v| matches!(v, ShortVerdict::Violated { .. })) {
+                unchanged.1 += 1;
+            }
         }
     }
-    Diff { a, b, cells, changes }
+    Diff { a, b, cells, changes, unchanged }
 }

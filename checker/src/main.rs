@@ -19,6 +19,7 @@ mod compare;
 mod confirm;
 mod conformant;
 mod fix;
+mod key_effect;
 mod report;
 mod shard;
 

@@ -3,6 +3,7 @@
 use crate::args::BudgetArgs;
 use crate::cells::{builtins, matrix_cells, profile_for, run_with_progress};
 use crate::compare::diff;
+use crate::key_effect::{missing_baselines, KeyEffect};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
 use anyhow::Result;
@@ -10,6 +11,7 @@ use clap::Args;
 use mcp_once_model::catalogue::own_handlers;
 use mcp_once_model::{Config, HandlerKind, Options, Profile, PropertyKind};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Options of `mcp-once diff`.
 #[derive(Args)]
@@ -38,6 +40,10 @@ pub struct DiffArgs {
     /// verdicts only (short enough for a GitHub comment).
     #[arg(long)]
     no_traces: bool,
+    /// Show the shortest trace of each cell where the second profile's key leaves duplicates
+    /// (at-most-once violated with the key as without it).
+    #[arg(long)]
+    still_violated_traces: bool,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format: text, markdown or json.
@@ -109,8 +115,22 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
         run_with_progress(&p.name, cells, PropertyKind::ALL, options, None)
     };
     let (cells_a, cells_b) = (matrix_of(&pa)?, matrix_of(&pb)?);
-    let d = diff(&pa.name, &cells_a, &pb.name, &cells_b);
+    // The same behaviours without a key, where the first profile's matrix has no such cell.
+    let missing = missing_baselines(&pa.name, &cells_a, &cells_b);
+    let base = Arc::new(pa.clone());
+    let missing = missing.into_iter().map(|c| (c, Arc::clone(&base))).collect();
+    let baselines =
+        run_with_progress(&format!("{} without a key", pb.name), missing, PropertyKind::ALL, options, None)?;
+    let d = diff(&pa, &cells_a, &pb.name, &cells_b);
+    let keys = KeyEffect::pair(&pa.name, &pb.name, &cells_a, &baselines, &cells_b);
     let bounds = format!("{}; {handlers_text}", a.bounds_text());
-    print(a.format, &Report::Diff { diff: &d, bounds: &bounds, no_traces: a.no_traces })?;
+    let report = Report::Diff {
+        diff: &d,
+        keys: &keys,
+        bounds: &bounds,
+        no_traces: a.no_traces,
+        still_violated_traces: a.still_violated_traces,
+    };
+    print(a.format, &report)?;
     Ok(if d.changes.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

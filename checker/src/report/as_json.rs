@@ -25,7 +25,7 @@ impl Renderer for AsJson {
             Report::Cell { cell, conformant } => pretty(&CellRecord::of(cell).with_conformant(*conformant)),
             Report::ProfileMatrix { cells, .. } => pretty(&MatrixRecord::of(cells)),
             Report::Matrix { record, .. } | Report::Merged(record) => pretty(record),
-            Report::Diff { diff, bounds, .. } => pretty(&DiffRecord::of(diff, bounds)),
+            Report::Diff { diff, keys, bounds, .. } => pretty(&DiffRecord::of(diff, keys, bounds)),
             Report::Replay(result) => pretty(&result.to_json()),
             Report::Probe { checks, baseline } => pretty(&probe_json(checks, *baseline)),
             Report::ProbeClient(r) => pretty(&probe_client::to_json(r)),

@@ -25,8 +25,14 @@ impl Renderer for AsText {
             Report::ProfileMatrix { cells, properties, seconds } => matrix_summary(cells, properties, *seconds),
             Report::Matrix { cells, .. } => matrix_table(cells, false),
             Report::Merged(record) => records_table(&record.cells, false),
-            Report::Diff { diff, bounds, no_traces } => {
-                diff_text(diff, bounds, DiffStyle { markdown: false, colour: colour(), no_traces: *no_traces })
+            Report::Diff { diff, keys, bounds, no_traces, still_violated_traces } => {
+                let style = DiffStyle {
+                    markdown: false,
+                    colour: colour(),
+                    no_traces: *no_traces,
+                    still_violated_traces: *still_violated_traces,
+                };
+                diff_text(diff, keys, bounds, style)
             }
             Report::Replay(result) => replay_text(result),
             Report::Probe { checks, baseline } => probe_text(checks, *baseline),

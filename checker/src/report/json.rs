@@ -17,6 +17,7 @@
 use crate::cells::Cell;
 use crate::compare::{ChangeKind, Diff};
 use crate::conformant::{Conformant, ConformantAnswer};
+use crate::key_effect::{KeyEffect, KeyOutcome};
 use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
@@ -385,11 +386,42 @@ pub struct DiffRecord<'a> {
     pub summary: BTreeMap<ChangeKind, usize>,
     /// The cells that change.
     pub changed: Vec<ChangeRecord<'a>>,
+    /// How many cells do not change.
+    pub unchanged: usize,
+    /// How many of those violate some property under both profiles.
+    pub unchanged_violated: usize,
+    /// What the second profile's key does: its key-bearing cells against their keyless
+    /// baselines (the same client and server under the first profile without a key).
+    pub keys: KeysRecord,
+}
+
+/// What a key does, as `diff --format json` prints it.
+#[derive(Serialize)]
+pub struct KeysRecord {
+    /// How many cells of the second profile send a key (and have a keyless baseline run).
+    pub cells: usize,
+    /// Per property, how many pairs come to each outcome (fixed, still-violated, regressed,
+    /// held-already, undecided, no-baseline; outcomes with none left out).
+    pub per_property: BTreeMap<PropertyKind, BTreeMap<KeyOutcome, usize>>,
+    /// Per property, the cells (by name) the key leaves violated.
+    pub still_violated: BTreeMap<PropertyKind, Vec<String>>,
+}
+
+impl KeysRecord {
+    /// The record of `keys`.
+    pub fn of(keys: &KeyEffect) -> KeysRecord {
+        let per_property = PropertyKind::ALL.iter().map(|p| (*p, keys.counts(*p))).collect();
+        let still_violated = PropertyKind::ALL
+            .iter()
+            .map(|p| (*p, keys.still_violated(*p).iter().map(|pair| pair.name()).collect()))
+            .collect();
+        KeysRecord { cells: keys.pairs.len(), per_property, still_violated }
+    }
 }
 
 impl<'a> DiffRecord<'a> {
-    /// The record of `diff`, checked at `bounds`.
-    pub fn of(diff: &Diff<'a>, bounds: &'a str) -> Self {
+    /// The record of `diff` and its `keys`, checked at `bounds`.
+    pub fn of(diff: &Diff<'a>, keys: &KeyEffect, bounds: &'a str) -> Self {
         let changed = diff
             .changes
             .iter()
@@ -400,6 +432,16 @@ impl<'a> DiffRecord<'a> {
             })
             .collect();
         let summary = diff.counts().into_iter().collect();
-        DiffRecord { a: diff.a, b: diff.b, bounds, cells: diff.cells, summary, changed }
+        DiffRecord {
+            a: diff.a,
+            b: diff.b,
+            bounds,
+            cells: diff.cells,
+            summary,
+            changed,
+            unchanged: diff.unchanged.0,
+            unchanged_violated: diff.unchanged.1,
+            keys: KeysRecord::of(keys),
+        }
     }
 }

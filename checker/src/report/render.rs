@@ -5,6 +5,7 @@ use crate::cells::Cell;
 use crate::compare::Diff;
 use crate::confirm::Confirmation;
 use crate::conformant::Conformant;
+use crate::key_effect::KeyEffect;
 use crate::report::bench::BenchReport;
 use crate::report::json::MatrixRecord;
 use crate::report::probe_client::ProbeClientReport;
@@ -69,10 +70,14 @@ pub enum Report<'a> {
     Diff {
         /// The diff.
         diff: &'a Diff<'a>,
+        /// What the second profile's key does against the same behaviours without it.
+        keys: &'a KeyEffect<'a>,
         /// The bounds its cells were checked at, in words.
         bounds: &'a str,
         /// Leave the counterexample traces out.
         no_traces: bool,
+        /// Show the shortest trace of each key-bearing cell the key leaves violated.
+        still_violated_traces: bool,
     },
     /// One replay.
     Replay(&'a ReplayResult),
