@@ -199,3 +199,25 @@ fn the_extraction_joins_continuations_and_finds_inline_commands() {
     let md = "Run `mcp-once check --profile x\n--calls 1` or `mcp-once` alone.\n\n```sh\n# c\nmcp-once diff a \\\n    b   # why\nnode x\n```\n";
     assert_eq!(examples(md), ["mcp-once check --profile x --calls 1", "mcp-once diff a b   # why"]);
 }
+
+#[test]
+fn every_sh_observer_in_the_readme_reads_a_number_on_a_fresh_server() {
+    // A fresh server has written nothing yet: the observer must read 0 there, not fail.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    // Every example, not the syntax's placeholder (`sh:"SCRIPT"`).
+    let placeholder = |s: &&str| s.chars().all(|c| c.is_ascii_uppercase());
+    let scripts: Vec<&str> = readme
+        .split("`sh:\"")
+        .skip(1)
+        .map(|rest| rest.split("\"`").next().unwrap())
+        .filter(|s| !placeholder(s))
+        .collect();
+    assert!(!scripts.is_empty(), "the README shows an sh: observer");
+    let dir = scratch!("readme", "fresh-observer");
+    for script in scripts {
+        let out = Command::new("sh").args(["-c", script]).current_dir(dir.path()).output().unwrap();
+        assert!(out.status.success(), "`{script}` fails on a fresh server: {}", text(&out.stderr));
+        let reading = text(&out.stdout);
+        assert!(reading.trim().parse::<f64>().is_ok(), "`{script}` prints {reading:?}, not a number");
+    }
+}

@@ -494,3 +494,20 @@ fn the_in_progress_key_check_holds_the_call_with_hold_args() {
 fn is_refusal(response: &Value) -> bool {
     response.get("error").is_some() || response["result"]["isError"] == true
 }
+
+#[test]
+fn a_probe_that_cannot_start_its_checks_names_why_once() {
+    // A tool the server does not list: the preflight is not testable, and says so once.
+    let dir = temp("probe-no-tool");
+    let ledger = dir.join("ledger.jsonl");
+    let server = format!("{BIN} fixture --sdk rust --ledger {}", ledger.display());
+    let out = mcp_once!()
+        .args(["probe", "--stdio", &server, "--tool", "nosuch", "--args", r#"{"amount":1}"#])
+        .args(["--observe", &format!("ledger:{}", ledger.display())])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "no verdict: {stdout}{}", text(&out.stderr));
+    assert_eq!(stdout.matches("has no tool `nosuch`").count(), 1, "named once: {stdout}");
+    assert!(stdout.contains("it lists: charge"), "{stdout}");
+}

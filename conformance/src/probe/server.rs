@@ -179,11 +179,13 @@ async fn scenario_check(
 /// The preflight as a check record of its own, first in the list.
 fn preflight_record(outcome: &Result<Preflight, String>) -> CheckRecord {
     let (status, error, findings) = match outcome {
-        Err(e) => (Status::Untestable, Some(format!("Not testable: {e}")), vec![e.clone()]),
+        // The reason is the message; findings only add what it does not say.
+        Err(e) => (Status::Untestable, Some(format!("Not testable: {e}")), Vec::new()),
         Ok(p) => match (&p.keyless, &p.keyed) {
             (Ok(()), None | Some(Ok(()))) => (Status::Success, None, p.findings.clone()),
             (Err(e), _) | (Ok(()), Some(Err(e))) => {
-                (Status::Untestable, Some(format!("Not testable: {e}")), p.findings.clone())
+                let others = p.findings.iter().filter(|f| *f != e).cloned().collect();
+                (Status::Untestable, Some(format!("Not testable: {e}")), others)
             }
         },
     };
