@@ -13,7 +13,7 @@ pub fn probe_json(checks: &[CheckRecord], baseline: Option<&BaselineResult>) -> 
     if let Some(b) = baseline {
         out["baseline"] = json!({
             "expected": b.expected, "unexpected": b.unexpected, "stale": b.stale,
-            "untestable": b.untestable, "exitCode": b.exit_code(),
+            "untestable": b.untestable, "notRun": b.not_run, "exitCode": b.exit_code(),
         });
     }
     out
@@ -77,6 +77,7 @@ fn baseline_text(b: &BaselineResult) -> String {
     list("stale baseline entries (now passing: remove them)", &b.stale);
     list("unexpected failures (not in the baseline)", &b.unexpected);
     list("not testable (the exit code stays 2)", &b.untestable);
+    list("not run here (another transport's, a key check without --key-at, or not selected)", &b.not_run);
     s.push_str(match b.exit_code() {
         0 => "baseline check passed: every failure is expected\n",
         1 => "baseline check failed\n",

@@ -60,6 +60,10 @@ pub struct BaselineResult {
     pub stale: Vec<String>,
     /// Checks that could not be tested (listed or not).
     pub untestable: Vec<String>,
+    /// Listed checks this run did not run (another transport's, the key checks without a key
+    /// placement, or not selected): neither passed nor failed, so they change nothing; one
+    /// file serves every run.
+    pub not_run: Vec<String>,
 }
 
 impl ExpectedFailures {
@@ -140,6 +144,7 @@ impl ExpectedFailures {
                 (Status::Success, false) => {}
             }
         }
+        out.not_run = self.checks.iter().filter(|id| !checks.iter().any(|c| c.id == **id)).cloned().collect();
         out
     }
 }

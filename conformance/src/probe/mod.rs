@@ -13,4 +13,4 @@ pub mod other_args;
 pub mod preflight;
 pub mod server;
 
-pub use server::{check_ids, probe, run_probe, ProbeError};
+pub use server::{check_ids, every_check_id, probe, run_probe, ProbeError};

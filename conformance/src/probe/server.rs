@@ -267,6 +267,18 @@ pub fn check_ids(transport: Transport, keyed: bool) -> Vec<&'static str> {
     ids
 }
 
+/// The ids of every check the probe has, over either transport, the key checks included: what
+/// an expected-failures file may name.
+pub fn every_check_id() -> Vec<&'static str> {
+    let mut ids = check_ids(Transport::Stdio, true);
+    for id in check_ids(Transport::Http, true) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 /// `mcp-once probe` on its own runtime: [`probe`], or `None` when a signal interrupted it
 /// (every server process group is killed then). The outer error is the runtime's; the inner one
 /// says why the probe could not run.
