@@ -11,9 +11,12 @@
 //! [`action`] (the versioned action vocabulary a replayer implements), [`budget`] (limits on a
 //! search: states and memory), [`model`] (the
 //! transition rules), [`rules`] (which profile knob allows each step), [`conformance`] (the MUSTs a server breaks), [`property`] (every
-//! property in one place), [`explore`] and [`search`] (the searches), [`trace`] (trace files and
-//! their validation), [`catalogue`] (the scenarios and the default matrix), [`text`] (one-line
-//! error text); `named` holds the macro for named enums and `debug` the readable state.
+//! property in one place), [`search`] (the search engine, generic over its small model trait,
+//! and the stateright runs), [`search_model`] (`McpModel` as the engine sees it, and
+//! [`explore()`], the main search), [`trace`] (trace files and their validation),
+//! [`catalogue`] (the scenarios and the default matrix), [`text`] (one-line error text);
+//! `named` holds the macro for named enums, `debug` the readable state and `codec` the state's
+//! bytes for the search on disk.
 
 pub mod action;
 pub mod applicable;
@@ -21,6 +24,7 @@ mod attempt;
 pub mod behaviour_key;
 pub mod builder;
 pub mod catalogue;
+mod codec;
 pub mod config;
 pub mod conformance;
 mod debug;
@@ -33,6 +37,7 @@ pub mod profile;
 pub mod property;
 pub mod rules;
 pub mod search;
+pub mod search_model;
 mod server_transitions;
 pub mod state;
 pub mod text;
@@ -53,10 +58,11 @@ pub use named::BadValue;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
 pub use search::budget::{self, Budget, Stop};
-pub use search::explore::{self, explore, explore_with, shortest_lengths, End, Exploration, Lengths, Options, Spilled};
+pub use search::explore::{self, shortest_lengths, End, Lengths, Options, Spilled};
 pub use search::{
     check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WithCheck, WorstCase,
     WorstSearch,
 };
+pub use search_model::{explore, explore_with, Exploration};
 pub use state::State;
 pub use text::one_line;

@@ -9,6 +9,7 @@
 use crate::action::Action;
 use crate::model::McpModel;
 use crate::property::{Check, PropertyKind};
+pub use crate::search::pass::{Stats, WorstSearch};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use stateright::{Checker, HasDiscoveries, Model, Property};
@@ -52,32 +53,6 @@ pub enum Verdict {
     /// The search stopped at its budget before deciding it (see [`crate::search::budget::Stop`]): no
     /// violation within the depth it completed.
     Unknown,
-}
-
-/// How far the worst-case search went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorstSearch {
-    /// Every reachable state was seen: the worst case is exact.
-    Exhaustive,
-    /// The search stopped once the properties asked for were decided, before looking for the
-    /// worst case (`--worst` asks for it).
-    NotSearched,
-    /// The search stopped at its budget: the worst case is at least `effects`.
-    Partial,
-}
-
-/// Counts from one checker run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Stats {
-    /// Unique states explored.
-    pub states: usize,
-    /// States generated, repeats included.
-    pub generated: usize,
-    /// Largest depth reached.
-    pub depth: usize,
-    /// Wall time.
-    pub seconds: f64,
 }
 
 /// The result of checking one property.

@@ -4,34 +4,39 @@
 //! States are visited in order of distance from the initial state, and each property keeps the
 //! *first* violating state it meets (stateright 0.31 keeps the last, which is why a stateright
 //! run must check one property at a time), so every counterexample is a shortest one, and the
-//! worst-case path is a shortest path to the largest effect count. States are remembered by a
-//! 64-bit fingerprint with fixed seeds (as stateright does); a path is rebuilt by replaying its
-//! actions, which also re-checks it.
+//! worst-case path is a shortest path to the largest measure (for `McpModel`, effect count).
+//! States are remembered by a 64-bit fingerprint with fixed seeds (as stateright does); a
+//! path is kept as its actions from the initial state.
 //!
+//! The pass is generic over [`SearchModel`] and [`DiskCodec`]; `search_model.rs` runs it on
+//! `McpModel` and makes its paths counterexamples by replaying them, which also re-checks them.
 //! `search::check_property` (stateright, one property per run) and `search::shortest_path_len`
-//! (its own breadth-first search, states compared through the model's view) are the independent searches the tests compare this one against.
+//! (its own breadth-first search, states compared through the model's view) are the
+//! independent searches the tests compare this one against.
 
-use crate::model::McpModel;
-use crate::property::PropertyKind;
-use crate::search::budget::{Budget, Stop};
-use crate::search::check::{CheckResult, Counterexample, Stats, Verdict, WorstCase, WorstSearch};
+use crate::search::budget::Stop;
 use crate::search::pass::{fingerprint, Node, Tally, MEMORY_POLL, ROOT};
-pub use crate::search::pass::{End, Options};
+pub use crate::search::pass::{End, Options, Stats, WorstSearch};
 use crate::search::seen::Seen;
+use crate::search::space::{DiskCodec, SearchModel};
 use crate::search::spill::Parents;
 pub use crate::search::spill::Spilled;
-use crate::state::State;
-use stateright::Model;
 use std::collections::VecDeque;
 use std::time::Instant;
 
-/// Everything one pass finds.
+/// Everything one pass finds, its paths as the actions from an initial state.
 #[derive(Clone, Debug)]
-pub struct Exploration {
-    /// One result per property asked for, in the order asked.
-    pub results: Vec<CheckResult>,
-    /// The worst case (see its `search` for how far it was looked for).
-    pub worst: WorstCase,
+pub struct Found<A> {
+    /// For each property asked for, in the order asked: a shortest path to a state where it
+    /// is violated, if the pass met one.
+    pub violations: Vec<Option<Vec<A>>>,
+    /// The largest measure met.
+    pub worst: u8,
+    /// A shortest path to the first state with that measure (`None` when it is 0, or when the
+    /// worst case was not searched).
+    pub worst_path: Option<Vec<A>>,
+    /// How far the worst case was looked for.
+    pub worst_search: WorstSearch,
     /// Counts for the whole pass.
     pub stats: Stats,
     /// How the pass ended.
@@ -54,22 +59,16 @@ fn growth(len: usize, capacity: usize, item: usize) -> u64 {
     }
 }
 
-/// Explore every reachable state of `model` once, checking `properties` and the worst case,
-/// with no budget.
-pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
-    explore_with(model, properties, Options { worst: true, budget: Budget::unlimited() })
-}
-
-/// Explore `model` breadth-first, checking `properties` (and the worst case if asked), until
+/// Search `model` breadth-first, checking `properties` (and the worst case if asked), until
 /// every reachable state is seen, or (without `worst`) every property asked for is violated, or
 /// the budget is reached. With a spill folder in the budget, reaching the memory limit moves
 /// the search to disk (`spill.rs`), which finds the same states in the same order.
-pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Options) -> Exploration {
+pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Options) -> Found<M::Action> {
     let started = Instant::now();
     let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
     let mut seen = Seen::new();
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut queue: VecDeque<(State, u32, u32)> = VecDeque::new();
+    let mut nodes: Vec<Node<M::Action>> = Vec::new();
+    let mut queue: VecDeque<(M::State, u32, u32)> = VecDeque::new();
     let mut t = Tally {
         model,
         properties,
@@ -95,8 +94,8 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
         let mut stop = budget.states_reached(nodes.len());
         if stop.is_none() && t.expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
             let about_to_allocate = seen.growth(POLL_MARGIN)
-                + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node>())
-                + growth(queue.len(), queue.capacity(), std::mem::size_of::<(State, u32, u32)>());
+                + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node<M::Action>>())
+                + growth(queue.len(), queue.capacity(), std::mem::size_of::<(M::State, u32, u32)>());
             stop = budget.memory_reached(about_to_allocate);
         }
         if let (Some(Stop::Memory { .. }), Some(_)) = (stop, budget.spill_dir) {
@@ -136,55 +135,40 @@ pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Opti
     finish(t, end, Parents::Memory(nodes), states, None, started)
 }
 
-/// The results of a pass that ended with `end` having found `states`, its paths rebuilt from
+/// What a pass that ended with `end` having found `states` found, its paths rebuilt from
 /// `parents`.
-fn finish(
-    t: Tally,
+fn finish<M: DiskCodec>(
+    t: Tally<M>,
     end: End,
-    parents: Parents,
+    parents: Parents<M>,
     states: usize,
     spilled: Option<Spilled>,
     started: Instant,
-) -> Exploration {
+) -> Found<M::Action> {
     let stats = Stats { states, generated: t.generated, depth: t.depth_max, seconds: started.elapsed().as_secs_f64() };
     let path_to = |node: u32| path(t.model, &parents, node);
-    let results = t
-        .properties
-        .iter()
-        .zip(&t.first_bad)
-        .map(|(p, bad)| CheckResult {
-            property: *p,
-            verdict: match (bad, end) {
-                (Some(_), _) => Verdict::Violated,
-                (None, End::Exhaustive) => Verdict::Holds,
-                (None, _) => Verdict::Unknown,
-            },
-            counterexample: bad.map(path_to),
-            stats,
-        })
-        .collect();
-    let search = match end {
+    let violations = t.first_bad.iter().map(|bad| bad.map(path_to)).collect();
+    let worst_search = match end {
         End::Exhaustive => WorstSearch::Exhaustive,
         End::Stopped { .. } if t.options.worst => WorstSearch::Partial,
         _ => WorstSearch::NotSearched,
     };
-    // A worst case that was not looked for has no trace: the effects seen on the way are only
+    // A worst case that was not looked for has no path: the measures seen on the way are only
     // what the properties' search happened to pass.
-    let trace = if search == WorstSearch::NotSearched { None } else { t.worst_node.map(path_to) };
-    let worst = WorstCase { effects: t.worst, trace, stats, search };
-    Exploration { results, worst, stats, end, spilled }
+    let worst_path = if worst_search == WorstSearch::NotSearched { None } else { t.worst_node.map(path_to) };
+    Found { violations, worst: t.worst, worst_path, worst_search, stats, end, spilled }
 }
 
-/// Rebuild the path to `node` by replaying its actions from the initial state.
-fn path(model: &McpModel, parents: &Parents, node: u32) -> Counterexample {
+/// The actions of the path to `node` from an initial state.
+fn path<M: DiskCodec>(model: &M, parents: &Parents<M>, node: u32) -> Vec<M::Action> {
     let mut actions = Vec::new();
-    let mut at = parents.get(node);
+    let mut at = parents.get(model, node);
     while let Some(a) = at.action {
         actions.push(a);
-        at = parents.get(at.parent);
+        at = parents.get(model, at.parent);
     }
     actions.reverse();
-    crate::search::check::counterexample(model, actions)
+    actions
 }
 
 /// What [`shortest_lengths`] finds: the lengths of shortest paths, without the paths.
@@ -193,9 +177,10 @@ pub struct Lengths {
     /// For each property asked for, in order: the length of a shortest path to a state where
     /// it is violated, or `None` if it holds in every reachable state.
     pub violations: Vec<Option<usize>>,
-    /// The most side effects any one logical call reaches.
+    /// The largest measure reached (for `McpModel`: the most side effects any one logical
+    /// call reaches).
     pub worst_effects: u8,
-    /// The length of a shortest path to a state with that many effects (`None` if it is 0).
+    /// The length of a shortest path to a state with that measure (`None` if it is 0).
     pub worst_length: Option<usize>,
     /// Unique states explored.
     pub states: usize,
@@ -204,19 +189,19 @@ pub struct Lengths {
 /// States per chunk of a breadth-first level in [`shortest_lengths`].
 const CHUNK: usize = 1 << 16;
 
-/// The same answers as [`explore`] gives about lengths (each property's shortest violation
+/// The same answers as [`search`] gives about lengths (each property's shortest violation
 /// and the worst case with its shortest length), by a breadth-first search that keeps no
 /// per-state record: only the set of fingerprints seen and the current and next levels, each
-/// freed chunk by chunk as it is expanded ([`explore`] also keeps a parent and an action for
+/// freed chunk by chunk as it is expanded ([`search`] also keeps a parent and an action for
 /// every state, to rebuild paths). That lets the unreduced model of nearly every two-call cell
 /// be searched in 24 GB
 /// (`model/tests/minimality.rs` compares it against the reduced one there). `None` when more
 /// than `max_states` states are reached: the search stops there, and nothing is known.
-pub fn shortest_lengths(model: &McpModel, properties: &[PropertyKind], max_states: usize) -> Option<Lengths> {
+pub fn shortest_lengths<M: SearchModel>(model: &M, properties: &[M::Property], max_states: usize) -> Option<Lengths> {
     let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
     let mut seen = Seen::new();
     let mut out = Lengths { violations: vec![None; properties.len()], worst_effects: 0, worst_length: None, states: 0 };
-    let mut level: Vec<Vec<State>> = vec![Vec::new()];
+    let mut level: Vec<Vec<M::State>> = vec![Vec::new()];
     for s in model.init_states() {
         if seen.insert(fingerprint(&builder, &s)) {
             level[0].push(s);
@@ -225,17 +210,17 @@ pub fn shortest_lengths(model: &McpModel, properties: &[PropertyKind], max_state
     let mut actions = Vec::new();
     let mut depth = 0;
     while !level.is_empty() {
-        let mut next: Vec<Vec<State>> = vec![Vec::with_capacity(CHUNK)];
+        let mut next: Vec<Vec<M::State>> = vec![Vec::with_capacity(CHUNK)];
         // Expand the level chunk by chunk, dropping each chunk once it is done.
         for chunk in level.drain(..) {
             for s in chunk {
                 out.states += 1;
                 for (i, p) in properties.iter().enumerate() {
-                    if out.violations[i].is_none() && !p.holds(model, &s) {
+                    if out.violations[i].is_none() && !model.holds(*p, &s) {
                         out.violations[i] = Some(depth);
                     }
                 }
-                let effects = s.worst_effects();
+                let effects = model.measure(&s);
                 if effects > out.worst_effects {
                     out.worst_effects = effects;
                     out.worst_length = Some(depth);

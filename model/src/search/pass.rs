@@ -1,12 +1,9 @@
 //! What one breadth-first pass is asked to do, how it ends, and what it has found so far:
 //! shared by the search in memory (`explore.rs`) and its continuation on disk (`spill.rs`).
 
-use crate::action::Action;
-use crate::model::McpModel;
-use crate::property::PropertyKind;
 use crate::search::budget::{Budget, Stop};
-use crate::state::State;
-use stateright::Model;
+use crate::search::space::SearchModel;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// What one pass is asked to do.
@@ -36,6 +33,32 @@ pub enum End {
     },
 }
 
+/// How far the worst-case search went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorstSearch {
+    /// Every reachable state was seen: the worst case is exact.
+    Exhaustive,
+    /// The search stopped once the properties asked for were decided, before looking for the
+    /// worst case (`--worst` asks for it).
+    NotSearched,
+    /// The search stopped at its budget: the worst case is at least `effects`.
+    Partial,
+}
+
+/// Counts from one checker run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Unique states explored.
+    pub states: usize,
+    /// States generated, repeats included.
+    pub generated: usize,
+    /// Largest depth reached.
+    pub depth: usize,
+    /// Wall time.
+    pub seconds: f64,
+}
+
 /// States expanded between two readings of the process's memory.
 pub(crate) const MEMORY_POLL: usize = 4096;
 
@@ -44,20 +67,20 @@ pub(crate) const ROOT: u32 = u32::MAX;
 
 /// How a state was reached: its parent's number and the action from there.
 #[derive(Clone, Copy)]
-pub(crate) struct Node {
+pub(crate) struct Node<A> {
     pub(crate) parent: u32,
-    pub(crate) action: Option<Action>,
+    pub(crate) action: Option<A>,
 }
 
 /// A state's fingerprint (fixed seeds, so every run numbers states alike).
-pub(crate) fn fingerprint(builder: &ahash::RandomState, s: &State) -> u64 {
+pub(crate) fn fingerprint<S: std::hash::Hash>(builder: &ahash::RandomState, s: &S) -> u64 {
     builder.hash_one(s)
 }
 
 /// What the pass has found so far, shared by the in-memory loop and the one on disk.
-pub(crate) struct Tally<'a> {
-    pub(crate) model: &'a McpModel,
-    pub(crate) properties: &'a [PropertyKind],
+pub(crate) struct Tally<'a, M: SearchModel> {
+    pub(crate) model: &'a M,
+    pub(crate) properties: &'a [M::Property],
     pub(crate) options: Options,
     pub(crate) first_bad: Vec<Option<u32>>,
     pub(crate) worst: u8,
@@ -65,24 +88,24 @@ pub(crate) struct Tally<'a> {
     pub(crate) generated: usize,
     pub(crate) depth_max: usize,
     pub(crate) expanded: usize,
-    pub(crate) actions: Vec<Action>,
+    pub(crate) actions: Vec<M::Action>,
 }
 
-impl Tally<'_> {
+impl<M: SearchModel> Tally<'_, M> {
     /// Check state `node` at `depth`: the properties not yet violated and the worst case.
     /// Whether the pass is answered (every property asked for violated, no worst case asked).
-    pub(crate) fn visit(&mut self, s: &State, node: u32, depth: usize) -> bool {
+    pub(crate) fn visit(&mut self, s: &M::State, node: u32, depth: usize) -> bool {
         self.expanded += 1;
         self.depth_max = self.depth_max.max(depth);
         for (i, p) in self.properties.iter().enumerate() {
-            if self.first_bad[i].is_none() && !p.holds(self.model, s) {
+            if self.first_bad[i].is_none() && !self.model.holds(*p, s) {
                 self.first_bad[i] = Some(node);
             }
         }
         if !self.options.worst && !self.properties.is_empty() && self.first_bad.iter().all(Option::is_some) {
             return true;
         }
-        let effects = s.worst_effects();
+        let effects = self.model.measure(s);
         if effects > self.worst {
             self.worst = effects;
             self.worst_node = Some(node);
@@ -95,11 +118,11 @@ impl Tally<'_> {
     /// state is copied once into the queue, not built elsewhere and moved in.
     pub(crate) fn successors_into(
         &mut self,
-        s: &State,
+        s: &M::State,
         b: &ahash::RandomState,
         depth: u32,
-        queue: &mut VecDeque<(State, u32, u32)>,
-        out: &mut Vec<(Action, u64)>,
+        queue: &mut VecDeque<(M::State, u32, u32)>,
+        out: &mut Vec<(M::Action, u64)>,
     ) {
         self.actions.clear();
         self.model.actions(s, &mut self.actions);
@@ -116,7 +139,12 @@ impl Tally<'_> {
     }
 
     /// Every successor of `s`, with the action to it and its fingerprint, into `out`.
-    pub(crate) fn successors(&mut self, s: &State, b: &ahash::RandomState, out: &mut Vec<(Action, State, u64)>) {
+    pub(crate) fn successors(
+        &mut self,
+        s: &M::State,
+        b: &ahash::RandomState,
+        out: &mut Vec<(M::Action, M::State, u64)>,
+    ) {
         self.actions.clear();
         self.model.actions(s, &mut self.actions);
         for a in self.actions.drain(..) {

@@ -27,11 +27,11 @@
 
 use crate::search::budget::Stop;
 pub(crate) use crate::search::frontier::Parents;
-use crate::search::frontier::{scratch, LevelIn, LevelOut, ParentLog, BUFFER, PARENT};
+use crate::search::frontier::{parent_bytes, scratch, LevelIn, LevelOut, ParentLog, BUFFER};
 use crate::search::pass::{fingerprint, End, Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::Seen;
 use crate::search::sorted_runs::{Merged, Sorter};
-use crate::state::{State, View};
+use crate::search::space::DiskCodec;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
@@ -148,14 +148,14 @@ impl Drops {
 }
 
 /// The search on disk, with its files and figures.
-struct Disk {
+struct Disk<M: DiskCodec> {
     dir: &'static Path,
     /// The cache of fingerprints known: numbered states and candidates already written.
     seen: Seen,
     /// Slots the table in memory may have at most.
     cap: usize,
     sorted: Sorted,
-    parents: ParentLog,
+    parents: ParentLog<M>,
     /// The candidates of the level being built, by fingerprint and place.
     candidates: Sorter<u128>,
     /// Keys of 8 bytes a chunk of the sort of dropped places holds.
@@ -167,14 +167,10 @@ struct Disk {
     found: usize,
 }
 
-impl Disk {
+impl<M: DiskCodec> Disk<M> {
     /// Bytes its files take now, with `levels` bytes of frontier.
     fn bytes(&self, levels: u64) -> u64 {
-        self.sorted.count * 8
-            + self.parents.count * PARENT as u64
-            + levels
-            + self.candidates.disk_bytes()
-            + self.drop_bytes
+        self.sorted.count * 8 + self.parents.bytes() + levels + self.candidates.disk_bytes() + self.drop_bytes
     }
 
     fn note(&mut self, bytes: u64) {
@@ -274,13 +270,13 @@ impl Disk {
 /// `nodes` are its parent records, `queue` its frontier (the rest of one level, then the
 /// start of the next). Returns how it ended, the parent records, what it wrote and the states
 /// found.
-pub(crate) fn go_on(
-    t: &mut Tally,
+pub(crate) fn go_on<M: DiskCodec>(
+    t: &mut Tally<M>,
     seen: Seen,
-    nodes: Vec<Node>,
-    queue: VecDeque<(State, u32, u32)>,
+    nodes: Vec<Node<M::Action>>,
+    queue: VecDeque<(M::State, u32, u32)>,
     builder: &ahash::RandomState,
-) -> (End, Parents, Spilled, usize) {
+) -> (End, Parents<M>, Spilled, usize) {
     let dir = t.options.budget.spill_dir.expect("a spill folder");
     let first = nodes.len() - queue.len();
     let mut depth = queue.front().map_or(0, |q| q.2 as usize);
@@ -315,7 +311,7 @@ pub(crate) fn go_on(
         Ok(()) => End::Exhaustive,
         Err(halt) => stopped(halt, depth),
     };
-    disk.figures.written_bytes += (disk.parents.count - first as u64) * PARENT as u64;
+    disk.figures.written_bytes += (disk.parents.count - first as u64) * parent_bytes::<M>() as u64;
     let end = match disk.parents.sync() {
         Err(e) if !matches!(end, End::Stopped { .. }) => stopped(Halt::Io(e), depth),
         _ => end,
@@ -340,17 +336,18 @@ fn stopped(halt: Halt, depth: usize) -> End {
 /// next level: its first `known` records (numbered in memory before the switch) and the
 /// candidates not numbered, each once. `next_bytes` of the next level were written and are
 /// counted in the figures with the candidates' runs, which only a level's end counts otherwise.
-fn early(
+fn early<M: DiskCodec>(
+    model: &M,
     end: End,
-    disk: &mut Disk,
-    reading: &mut LevelIn,
+    disk: &mut Disk<M>,
+    reading: &mut LevelIn<M>,
     drops: &mut Drops,
     (numbered, known): (u64, u64),
     next_bytes: u64,
 ) -> Halt {
     let mut count = || -> io::Result<u64> {
         let mut found = numbered + known;
-        while reading.next()?.is_some() {
+        while reading.next(model)?.is_some() {
             found += u64::from(drops.keep()?);
         }
         let mut candidates = disk.candidates.finish()?;
@@ -382,18 +379,18 @@ fn early(
 }
 
 /// The levels on disk, from the switch until the search ends.
-fn run(
-    t: &mut Tally,
-    disk: &mut Disk,
-    nodes: Vec<Node>,
-    queue: VecDeque<(State, u32, u32)>,
+fn run<M: DiskCodec>(
+    t: &mut Tally<M>,
+    disk: &mut Disk<M>,
+    nodes: Vec<Node<M::Action>>,
+    queue: VecDeque<(M::State, u32, u32)>,
     builder: &ahash::RandomState,
     depth: &mut usize,
 ) -> Result<(), Halt> {
+    let model = t.model;
     let first = nodes.len() - queue.len();
-    let view = queue.front().map_or_else(View::default, |q| q.0.view);
     for n in &nodes[..first] {
-        disk.parents.push(*n)?;
+        disk.parents.push(model, *n)?;
     }
     // The frontier in memory: the rest of this level, then the start of the next, all
     // numbered in memory (so in the table, and in the sorted file from there).
@@ -402,15 +399,15 @@ fn run(
         let n = nodes[*node as usize];
         let fp = fingerprint(builder, s).max(1);
         let level = if *d as usize == *depth { &mut current } else { &mut next };
-        level.push(fp, n.parent, n.action, s)?;
+        level.push(model, fp, n.parent, n.action, s)?;
     }
     drop(queue);
     drop(nodes);
     // The next level's first records are new: never candidates, never dropped.
     let mut known = next.count;
-    let mut reading = current.read_back(view)?;
+    let mut reading = current.read_back()?;
     // Each level counts in what was written once read back, when its file is whole.
-    disk.figures.written_bytes += reading.bytes() + (first as u64) * PARENT as u64;
+    disk.figures.written_bytes += reading.bytes() + (first as u64) * parent_bytes::<M>() as u64;
     disk.start()?;
     if disk.seen.capacity() > disk.cap {
         // Every fingerprint is in the sorted file now: a smaller cache loses none.
@@ -421,7 +418,7 @@ fn run(
     let mut successors = Vec::new();
     let budget = t.options.budget;
     loop {
-        while let Some(c) = reading.next()? {
+        while let Some(c) = reading.next(model)? {
             if !drops.keep()? {
                 continue;
             }
@@ -433,7 +430,7 @@ fn run(
             }
             let node = numbered as u32;
             numbered += 1;
-            disk.parents.push(Node { parent: c.parent, action: c.action })?;
+            disk.parents.push(model, Node { parent: c.parent, action: c.action })?;
             disk.cache(c.fp);
             if t.expanded.is_multiple_of(MEMORY_POLL) {
                 let bytes = disk.bytes(reading.bytes() + next.bytes());
@@ -441,25 +438,26 @@ fn run(
                 let stop = budget.states_reached((numbered + next.count) as usize).or(budget.disk_reached(bytes));
                 if let Some(why) = stop {
                     let end = End::Stopped { why, depth_completed: depth.saturating_sub(1) };
-                    return Err(early(end, disk, &mut reading, &mut drops, (numbered, known), next.bytes()));
+                    return Err(early(model, end, disk, &mut reading, &mut drops, (numbered, known), next.bytes()));
                 }
             }
             if t.visit(&c.state, node, *depth) {
-                return Err(early(End::Answered, disk, &mut reading, &mut drops, (numbered, known), next.bytes()));
+                let at = (numbered, known);
+                return Err(early(model, End::Answered, disk, &mut reading, &mut drops, at, next.bytes()));
             }
             t.successors(&c.state, builder, &mut successors);
             for (a, s, fp) in successors.drain(..) {
                 let fp = fp.max(1);
                 if disk.cache(fp) {
                     disk.candidates.push(candidate_key(fp, next.count))?;
-                    next.push(fp, node, Some(a), &s)?;
+                    next.push(model, fp, node, Some(a), &s)?;
                 }
             }
         }
         if next.count == 0 {
             return Ok(());
         }
-        let upcoming = std::mem::replace(&mut next, LevelOut::new(disk.dir)?).read_back(view)?;
+        let upcoming = std::mem::replace(&mut next, LevelOut::new(disk.dir)?).read_back()?;
         disk.figures.written_bytes += upcoming.bytes();
         if upcoming.count() >= PROGRESS {
             let bytes = disk.bytes(reading.bytes() + upcoming.bytes());

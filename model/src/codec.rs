@@ -1,6 +1,7 @@
 //! Fixed-size byte encodings of a state and of an action, for the search that spills to disk
-//! (`spill.rs`): a state is written as every one of its fields (not its packed view, which
-//! leaves facts out), so that reading it back gives the very state that was written.
+//! (`search/spill.rs`, through `McpModel`'s `DiskCodec` in `search_model.rs`): a state is
+//! written as every one of its fields (not its packed view, which leaves facts out), so that
+//! reading it back gives the very state that was written.
 //!
 //! The view is the same for every state of a run, so it is not written: decoding takes it.
 
