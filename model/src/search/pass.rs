@@ -42,7 +42,7 @@ pub enum WorstSearch {
     /// The search stopped once the properties asked for were decided, before looking for the
     /// worst case (`--worst` asks for it).
     NotSearched,
-    /// The search stopped at its budget: the worst case is at least `effects`.
+    /// The search stopped at its budget: the worst case is at least the one found.
     Partial,
 }
 
