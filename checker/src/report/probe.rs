@@ -40,7 +40,13 @@ pub fn probe_text(checks: &[CheckRecord], baseline: Option<&BaselineResult>) -> 
             };
             let verdict = r.get("verdict").and_then(Value::as_str).unwrap_or("?");
             let trace = r.get("trace").and_then(Value::as_str).unwrap_or("?");
-            let _ = writeln!(s, "{pad}replay {trace}: {verdict}{effects}");
+            // The trace is named after the model server it is a counterexample for, not the
+            // server under test.
+            let of = match r.get("counterexample_of").and_then(Value::as_str) {
+                Some(server) => format!(" (the model's counterexample for a `{server}` server)"),
+                None => String::new(),
+            };
+            let _ = writeln!(s, "{pad}replay {trace}{of}: {verdict}{effects}");
         }
         for f in c.details.get("findings").and_then(Value::as_array).into_iter().flatten() {
             let _ = writeln!(s, "{pad}{}", f.as_str().unwrap_or(""));

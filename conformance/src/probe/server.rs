@@ -18,20 +18,20 @@ use crate::replay::types::{
 use mcp_once_model::catalogue::{Scenario, INPUT_ROUND_RERUN, KEYED_RETRY, PROBE_SCENARIOS};
 use mcp_once_model::rules;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{McpModel, Profile, Transport};
+use mcp_once_model::{McpModel, Profile, ServerImpl, Transport};
 use serde_json::json;
+
+/// One trace of a scenario: its replay's name, the model server it is a counterexample for,
+/// the trace, and the spec references its steps cite.
+type ScenarioTrace = (String, ServerImpl, TraceFile, Vec<SpecReference>);
 
 /// The traces of one scenario: one per server behaviour, identical action sequences merged; each
 /// with the citations of the rules behind its steps.
-fn scenario_traces(
-    s: &Scenario,
-    profile: &Profile,
-    transport: Transport,
-) -> Result<Vec<(String, TraceFile, Vec<SpecReference>)>, String> {
-    let mut out: Vec<(String, TraceFile, Vec<SpecReference>)> = Vec::new();
+fn scenario_traces(s: &Scenario, profile: &Profile, transport: Transport) -> Result<Vec<ScenarioTrace>, String> {
+    let mut out: Vec<ScenarioTrace> = Vec::new();
     for &server in s.servers {
         let Some(trace) = s.trace(profile, transport, server).map_err(|e| e.to_string())? else { continue };
-        if out.iter().any(|(_, t, _)| t.actions == trace.actions) {
+        if out.iter().any(|(_, _, t, _)| t.actions == trace.actions) {
             continue;
         }
         let config = s.config(&profile.name, transport, server);
@@ -46,7 +46,7 @@ fn scenario_traces(
                 refs.push(r);
             }
         }
-        out.push((format!("{}__{}__{}", s.check_id, transport.as_str(), server.as_str()), trace, refs));
+        out.push((format!("{}__{}__{}", s.check_id, transport.as_str(), server.as_str()), server, trace, refs));
     }
     Ok(out)
 }
@@ -95,6 +95,8 @@ async fn scenario_check(
     let transport = options.target.transport();
     let mut refs: Vec<SpecReference> = Vec::new();
     let mut runs: Vec<ReplayResult> = Vec::new();
+    // The model server each replayed trace is a counterexample for (its name ends with it).
+    let mut of_server: Vec<ServerImpl> = Vec::new();
     let mut problem: Option<String> = ready.as_ref().err().map(|e| {
         if not_implemented(e) {
             e.clone()
@@ -105,7 +107,7 @@ async fn scenario_check(
     match scenario_traces(s, profile, transport) {
         Err(e) => problem = Some(format!("the model gives no trace: {e}")),
         Ok(traces) => {
-            for (name, trace, trace_refs) in traces {
+            for (name, server, trace, trace_refs) in traces {
                 for r in trace_refs {
                     if !refs.iter().any(|x| x.id == r.id) {
                         refs.push(r);
@@ -124,6 +126,7 @@ async fn scenario_check(
                 let result = replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
                 let _ = write_result(&result);
                 runs.push(result);
+                of_server.push(server);
             }
         }
     }
@@ -158,8 +161,8 @@ async fn scenario_check(
         "untestable": status == Status::Untestable,
         "revision": options.revision.map(|r| r.as_str()),
         "assumes": s.assumes,
-        "replays": runs.iter().map(|r| json!({
-            "trace": r.trace, "verdict": r.verdict, "expected_effects": r.expected_effects,
+        "replays": runs.iter().zip(&of_server).map(|(r, server)| json!({
+            "trace": r.trace, "counterexample_of": server.as_str(), "verdict": r.verdict, "expected_effects": r.expected_effects,
             "observed_effects": r.observed_effects, "settled_effects": r.settled_effects,
             "reason": r.reason, "fault_not_made": r.fault_not_made, "evidence": r.evidence,
         })).collect::<Vec<_>>(),
@@ -346,8 +349,28 @@ pub async fn probe(
             save_record(&opts, &record);
             out.push(record);
         }
+        keyless_failures_need_a_client_key(&mut out);
     }
     Ok(out)
+}
+
+/// On a server that passed every key check it ran, a keyless check's failure is none of the
+/// server's to fix: its client sends no key, and nothing in the request lets any server tell
+/// the retry from a new call. Each such failure says so, and what a client must do.
+fn keyless_failures_need_a_client_key(out: &mut [CheckRecord]) {
+    let keyed = |id: &str| id == KEYED_RETRY.check_id || KEY_CHECKS.iter().any(|c| c.0 == id);
+    let key_records: Vec<&CheckRecord> = out.iter().filter(|r| keyed(&r.id)).collect();
+    if key_records.is_empty() || key_records.iter().any(|r| r.status != Status::Success) {
+        return;
+    }
+    let keyless = |id: &str| PROBE_SCENARIOS.iter().any(|s| s.check_id == id) || id == INPUT_ROUND_RERUN.check_id;
+    for r in out.iter_mut().filter(|r| keyless(&r.id) && r.status == Status::Failure) {
+        let message = r.error_message.take().unwrap_or_default();
+        r.error_message = Some(format!(
+            "{message}. This server passes the key checks: here the client sends no key, so no server change can pass this check; a client must send one idempotency key per logical call, the same on every retry and re-run"
+        ));
+        r.details["needs_client_key"] = serde_json::Value::Bool(true);
+    }
 }
 
 #[cfg(test)]
@@ -361,13 +384,13 @@ mod tests {
             for s in PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&t)) {
                 let traces = scenario_traces(s, &profile, t).unwrap();
                 assert!(!traces.is_empty(), "{} over {}", s.check_id, t.as_str());
-                assert!(traces.iter().all(|(_, _, refs)| !refs.is_empty()), "{} cites its rules", s.check_id);
+                assert!(traces.iter().all(|(_, _, _, refs)| !refs.is_empty()), "{} cites its rules", s.check_id);
             }
             let keyed = scenario_traces(&KEYED_RETRY, &Profile::load("sep-3182").unwrap(), t).unwrap();
             assert!(!keyed.is_empty(), "keyed scenario over {}", t.as_str());
             let input = scenario_traces(&INPUT_ROUND_RERUN, &Profile::load("mcp-2026-07-28").unwrap(), t).unwrap();
             assert_eq!(input.len(), 1, "the input-round scenario over {}", t.as_str());
-            let actions = &input[0].1.actions;
+            let actions = &input[0].2.actions;
             assert!(actions.iter().any(|a| matches!(a, mcp_once_model::Action::ClientContinue { .. })), "{actions:?}");
         }
     }
