@@ -98,9 +98,10 @@ pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
 /// breaking, marked on that step of a trace:
 /// - a request read by an instance with its own key store, where the store MUST be visible to
 ///   every instance;
-/// - the close of a response stream (a cancellation, or a stream that breaks) whose request has
-///   not yet taken effect, under a server that ignores it where it MUST treat it as a
-///   cancellation.
+/// - the close of a response stream (a cancellation, or a stream that breaks) of a request the
+///   server has read and not yet taken effect of, under a server that ignores it where it MUST
+///   treat it as a cancellation. A close before any instance read the request is not marked:
+///   a cancellation never overtakes its request, so no server could act on it there.
 ///
 /// Every other step the model takes is one its profile allows.
 pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach> {
@@ -117,7 +118,7 @@ pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach>
             if ignores_required_cancel(cfg, profile) =>
         {
             let t = after.attempts[call as usize][attempt as usize];
-            let before_effect = matches!(t.server, ServerSide::Unseen | ServerSide::Pending | ServerSide::Waiting);
+            let before_effect = matches!(t.server, ServerSide::Pending | ServerSide::Waiting);
             if !before_effect {
                 return vec![];
             }

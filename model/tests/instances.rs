@@ -252,3 +252,23 @@ fn an_outcome_query_is_answered_by_any_running_instance_from_the_shared_store() 
     assert_eq!(why.kind(), "not-modelled", "{why}");
     assert!(why.to_string().contains("--store shared"), "{why}");
 }
+
+#[test]
+fn a_stream_that_breaks_before_any_instance_read_its_request_breaks_no_rule() {
+    // The instances trace: the first attempt's stream breaks while its request is still in
+    // transit. No instance has read it, so no server can act on the close there: a server
+    // that treats the close as a cancellation takes the same steps (the cancellation cannot
+    // overtake its request), and the step is no server's doing.
+    let m = model(cell(ServerImpl::KeyDurable, 2, Some(StoreScope::PerInstance), one_call(0)));
+    let cex = check_property(&m, PropertyKind::AtMostOnce).counterexample.expect("violated");
+    let at = cex.actions.iter().position(|a| matches!(a, Action::StreamBreak { .. })).expect("a broken stream");
+    let Action::StreamBreak { call, attempt } = cex.actions[at] else { unreachable!() };
+    assert_eq!(cex.states[at + 1].attempts[call as usize][attempt as usize].server, ServerSide::Unseen);
+    let flags = rules::breaches(&m, &cex.states[at + 1], &cex.actions[at]);
+    assert!(flags.is_empty(), "step {} {}: {flags:?}", at + 1, cex.actions[at]);
+    // The same cell with a server that stops a cancelled request before its effect: the same
+    // steps, so the ignoring server's choice plays no part in the violation.
+    let conformant = Config { cancel: Some(Cancellation::BeforeEffect), ..m.config.clone() };
+    let other = check_property(&model(conformant), PropertyKind::AtMostOnce).counterexample.expect("violated");
+    assert_eq!(other.actions, cex.actions);
+}
