@@ -64,6 +64,12 @@ impl Conformant {
         names.join(" and ")
     }
 
+    /// The variants and the verb "hold" agreeing with their number: `` `--store shared` holds ``.
+    pub fn variants_hold(&self) -> String {
+        let verb = if self.variants.len() == 1 { "holds" } else { "hold" };
+        format!("{} {verb}", self.variant_names())
+    }
+
     /// The flags that make `variant` from the cell: `--cancel interrupts --store shared`.
     pub fn change(&self, variant: &Config) -> String {
         let mut flags = Vec::new();

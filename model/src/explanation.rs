@@ -1,9 +1,9 @@
 //! Each step of a path explained once, for every renderer (the text trace, the Markdown report,
 //! the rules paragraph, the ITF file's `#meta`): what it did, the profile's rules that
-//! allow it, and the MUSTs it breaks.
+//! allow it, and the MUSTs it breaks or the SHOULDs it does not follow.
 
 use crate::action::Action;
-use crate::conformance::{breaches, Breach};
+use crate::conformance::{breaches_at, Breach};
 use crate::model::McpModel;
 use crate::profile::{Citation, KnobId};
 use crate::rules::{citations, describe};
@@ -20,7 +20,8 @@ pub struct StepExplanation<'m> {
     pub what: String,
     /// The knobs whose rules allow it: (knob, its value, the citation).
     pub rules: Vec<(KnobId, String, &'m Citation)>,
-    /// The MUSTs of the profile it breaks (a non-conformant server's step).
+    /// The rules of the profile it goes against: MUSTs it breaks (a non-conformant server's
+    /// step), SHOULDs it does not follow.
     pub breaches: Vec<Breach>,
 }
 
@@ -36,7 +37,7 @@ pub fn explain_path<'m>(model: &'m McpModel, path: &Counterexample) -> Vec<StepE
                 action: *a,
                 what: describe(model, before, a, after),
                 rules: citations(model, after, a),
-                breaches: breaches(model, after, a),
+                breaches: breaches_at(model, &path.states, &path.actions, i),
             }
         })
         .collect()

@@ -208,3 +208,17 @@ named_enum!(
         MayReject = "may-reject",
     }
 );
+named_enum!(
+    /// What a server may still send for a request once it has read that request's
+    /// cancellation.
+    CancelledMessages {
+        /// Nothing said (a profile written before this knob existed).
+        Unspecified = "unspecified",
+        /// The receiver SHOULD not send a response for it (2025-11-25 cancellation.mdx): a
+        /// response written after the cancellation was read goes against a SHOULD.
+        ShouldNotRespond = "should-not-respond",
+        /// The server MUST NOT send any further message for it (2026-07-28, both transports'
+        /// § Cancellation): a response written after the cancellation was read breaks a MUST.
+        MustNotSend = "must-not-send",
+    }
+);

@@ -140,6 +140,8 @@ pub struct Knobs {
     pub retry_horizon: Knob<RetryHorizon>,
     /// Whether a receiver may refuse an operation (task) id it already has a record of.
     pub task_id_validation: Knob<TaskIdValidation>,
+    /// What a server may still send for a request whose cancellation it has read.
+    pub cancelled_request_messages: Knob<CancelledMessages>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -334,6 +336,7 @@ raw_knobs!(
     idempotency_key_reuse => IdempotencyKeyReuse: KeyReuse = KeyReuse::Unspecified,
     retry_horizon => RetryHorizon: RetryHorizon = RetryHorizon::Unbounded,
     task_id_validation => TaskIdValidation: TaskIdValidation = TaskIdValidation::None,
+    cancelled_request_messages => CancelledRequestMessages: CancelledMessages = CancelledMessages::Unspecified,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

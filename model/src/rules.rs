@@ -4,7 +4,7 @@
 
 use crate::action::Action;
 use crate::config::{ServerImpl, Transport};
-pub use crate::conformance::{breaches, Breach};
+pub use crate::conformance::{breaches, breaches_at, Breach, Keyword};
 use crate::model::McpModel;
 use crate::profile::{Citation, KnobId, RetryHorizon, Revision};
 use crate::state::{ServerSide, State};

@@ -65,8 +65,7 @@ fn instances_with_their_own_key_stores_charge_twice_with_no_fault() {
     let store = cites.iter().find(|(k, ..)| *k == KnobId::IdempotencyStore).unwrap();
     assert!(store.2.quote.contains("visible to every instance"), "{:?}", store.2);
     // That step breaks the MUST, and reports say so; the first instance's read breaks it too
-    // (its store is its own as well), and no other step breaks the store's MUST. (The broken
-    // stream breaks another: this server ignores it, where it MUST treat it as a cancellation.)
+    // (its store is its own as well), and no other step breaks the store's MUST.
     let breaks_store = |i: usize| {
         rules::breaches(&m, &cex.states[i + 1], &cex.actions[i]).iter().any(|b| b.knob == KnobId::IdempotencyStore)
     };

@@ -101,9 +101,9 @@ fn conformant_section(issue: &Issue, k: &Conformant) -> String {
             cited_steps(&v.model, cex)
         ),
         ConformantAnswer::NotReached => format!(
-            "No server of this kind that keeps the MUST reaches this violation ({} hold), so it is a bug of a \
+            "No server of this kind that keeps the MUST reaches this violation ({}), so it is a bug of a \
              non-conformant server only.\n",
-            k.variant_names()
+            k.variants_hold()
         ),
         ConformantAnswer::Unknown => format!(
             "Whether a server of this kind that keeps the MUST reaches this violation is unknown: the search of {} \
@@ -301,15 +301,18 @@ fn rules_paragraph(issue: &Issue) -> String {
             if seen.contains(&name) {
                 continue;
             }
+            // The quote's first keyword (a quote may go on to other rules of the same clause).
             let strength = ["MUST NOT", "MUST", "SHOULD NOT", "SHOULD", "MAY"]
                 .into_iter()
-                .find(|w| cite.quote.contains(w))
-                .unwrap_or("no keyword: an absence of a rule");
+                .filter_map(|w| cite.quote.find(w).map(|at| (at, w)))
+                .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))
+                .map_or("no keyword: an absence of a rule", |(_, w)| w);
             let _ = writeln!(out, "- {name} ({} § {}{}): {strength}", cite.revision, cite.section, cite.standing());
             seen.push(name);
         }
     }
-    let breaking: Vec<String> = steps.iter().filter(|s| !s.breaches.is_empty()).map(|s| s.number.to_string()).collect();
+    let breaking: Vec<String> =
+        steps.iter().filter(|s| s.breaches.iter().any(|b| b.binds())).map(|s| s.number.to_string()).collect();
     let head = if breaking.is_empty() {
         format!(
             "Every step above is one the profile `{}` allows, so no step breaks one of its MUSTs. The rules the run rests on, by strength:\n\n",

@@ -3,8 +3,9 @@
 //! Shapes (stable; see README "JSON output"): `check` prints one object with `config`,
 //! `results` (one entry per property: `property`, `verdict`, `states`, `seconds`, and for a
 //! violation `trace` with `steps`, `effects`, `file`), `search` (and `stopped` at a budget),
-//! `worst_effects`, `worst_search` and `worst_trace`, and where the server breaks a MUST of
-//! the profile `breaks` (the knobs) and, from `check`, `conformant` (per property, what the
+//! `worst_effects`, `worst_search` and `worst_trace`, where the server breaks a MUST of the
+//! profile `breaks` (the knobs), where it does what a SHOULD advises against `advised_against`
+//! (the knobs) and, from `check`, `conformant` (per property, what the
 //! conformant servers of its kind reach); `matrix` prints `{"cells": [...]}` of
 //! such objects (and `shard` for one shard; `merge` reads these records back), a cell that
 //! does not apply having `applicable: false` and a `reason`; `diff` prints
@@ -176,6 +177,9 @@ pub struct StopRecord {
 pub enum CellRecord<'a> {
     /// A cell that was checked.
     Checked {
+        /// The knobs whose SHOULD the cell's server does not follow, by what it is (absent: none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        advised_against: Vec<String>,
         /// Always `true`.
         applicable: bool,
         /// The knobs whose MUST the cell's server breaks by what it is (absent: none).
@@ -261,9 +265,11 @@ impl<'a> CellRecord<'a> {
                 (SearchEnd::Stopped, Some(StopRecord { depth_completed, reason: why.to_string() }))
             }
         };
-        let breaks =
-            conformance::server_breaches(&checked.model.config, p).iter().map(|b| b.knob.to_string()).collect();
+        let all = conformance::server_breaches(&checked.model.config, p);
+        let knobs = |binds: bool| all.iter().filter(|b| b.binds() == binds).map(|b| b.knob.to_string()).collect();
+        let (breaks, advised_against) = (knobs(true), knobs(false));
         CellRecord::Checked {
+            advised_against,
             applicable: true,
             breaks,
             config,

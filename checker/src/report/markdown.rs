@@ -172,7 +172,12 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
             );
         }
         for b in &step.breaches {
-            let _ = writeln!(out, "   - **breaks the MUST** of `{}`: {}", b.knob, b.what);
+            let head = if b.binds() {
+                format!("**breaks the {}** of `{}`", b.keyword, b.knob)
+            } else {
+                format!("**does what the {}** of `{}` **advises against**", b.keyword, b.knob)
+            };
+            let _ = writeln!(out, "   - {head}: {}", b.what);
         }
     }
     out
@@ -203,7 +208,12 @@ pub fn check_markdown(cell: &Cell, conformant: Option<&Conformant>) -> String {
         let _ = writeln!(out, "\nWhat this verdict does not cover: {gap}");
     }
     for b in conformance::server_breaches(&c.model.config, p) {
-        let _ = writeln!(out, "\n**This server breaks a MUST of the profile** (`{}`): {}.", b.knob, b.what);
+        let head = if b.binds() {
+            "This server breaks a MUST of the profile"
+        } else {
+            "This server does what a SHOULD of the profile advises against"
+        };
+        let _ = writeln!(out, "\n**{head}** (`{}`): {}.", b.knob, b.what);
     }
     for r in &c.results {
         if let Some(cex) = &r.counterexample {
@@ -243,8 +253,8 @@ fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
             )
         }
         ConformantAnswer::NotReached => format!(
-            "\nNo conformant server of this kind reaches the `{p}` violation ({} hold): the report below is of a non-conformant server only.\n",
-            k.variant_names()
+            "\nNo conformant server of this kind reaches the `{p}` violation ({}): the report below is of a non-conformant server only.\n",
+            k.variants_hold()
         ),
         ConformantAnswer::Unknown => format!(
             "\nWhether a conformant server of this kind reaches the `{p}` violation is unknown: the search of {} stopped at its budget first. The report below is of a non-conformant server.\n",
@@ -343,7 +353,7 @@ pub fn summary_paragraph(m: &McpModel, property: TraceKind, cex: &Counterexample
         }
         PropertyKind::SuccessImpliesEffect => "the client is told the call succeeded although it never ran".into(),
     };
-    let breaches = conformance::server_breaches(cfg, &m.profile);
+    let breaches: Vec<_> = conformance::server_breaches(cfg, &m.profile).into_iter().filter(|b| b.binds()).collect();
     let allowed = if breaches.is_empty() {
         "Every step below is allowed by the profile; the rule behind each is cited.".to_string()
     } else {

@@ -130,7 +130,7 @@ fn breaks_note(cells: &[CellRecord], mark: &str) -> String {
     if n == 0 {
         return String::new();
     }
-    format!("{mark}: the server of {n} cell(s) breaks a MUST of its profile (it ignores a closed response stream that the profile says it MUST treat as a cancellation, or its instances keep stores of their own where the store MUST be shared); `mcp-once check` on such a cell names the MUST and shows whether a conformant server reaches the same violation, and its trace first.\n")
+    format!("{mark}: the server of {n} cell(s) breaks a MUST of its profile (its instances keep stores of their own where the store MUST be shared; a server that only goes on with a cancelled request, against a SHOULD, is not marked); `mcp-once check` on such a cell names the MUST and shows whether a conformant server reaches the same violation, and its trace first.\n")
 }
 
 /// A line on the cells whose search stopped at its budget, if any (`word`: how `unknown` is

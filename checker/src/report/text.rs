@@ -42,8 +42,9 @@ pub fn trace_text(c: &Checked, cex: &Counterexample, indent: &str, colour: bool)
             let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "2", &rule));
         }
         for b in &step.breaches {
-            let breach = format!("breaks the MUST of {}: {}", b.knob, b.what);
-            let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, "31", &breach));
+            let breach = format!("{}: {}", b.heading(), b.what);
+            let colour_code = if b.binds() { "31" } else { "33" };
+            let _ = writeln!(out, "{indent}    {:<11} {}", "", paint(colour, colour_code, &breach));
         }
     }
     out
@@ -75,8 +76,8 @@ fn conformant_text(k: &Conformant, p: PropertyKind, same: bool, colour: bool) ->
         ConformantAnswer::NotReached => {
             let _ = writeln!(
                 out,
-                "  no conformant server of this kind reaches it ({} hold): the trace below is of a non-conformant server only",
-                k.variant_names()
+                "  no conformant server of this kind reaches it ({}): the trace below is of a non-conformant server only",
+                k.variants_hold()
             );
         }
         ConformantAnswer::Unknown => {
@@ -105,8 +106,12 @@ pub fn check_text(cell: &Cell, conformant: Option<&Conformant>, colour: bool) ->
     let p = &c.model.profile;
     let _ = writeln!(out, "profile {} ({}), from {}", p.name, p.title, p.origin);
     for b in conformance::server_breaches(&c.model.config, p) {
-        let line = format!("this server breaks a MUST of the profile ({}): {}", b.knob, b.what);
-        let _ = writeln!(out, "{}", paint(colour, "31", &line));
+        let (line, colour_code) = if b.binds() {
+            (format!("this server breaks a MUST of the profile ({}): {}", b.knob, b.what), "31")
+        } else {
+            (format!("this server does what a SHOULD of the profile advises against ({}): {}", b.knob, b.what), "33")
+        };
+        let _ = writeln!(out, "{}", paint(colour, colour_code, &line));
     }
     for r in &c.results {
         let _ = writeln!(out);
