@@ -13,7 +13,8 @@
 use crate::action::Action;
 use crate::config::{Cancellation, Config, StoreScope, Transport};
 use crate::model::McpModel;
-use crate::profile::{CancelledMessages, IdempotencyStore, KnobId, Profile};
+use crate::profile::{CancelledMessages, IdempotencyStore, InputRequired, KnobId, Profile};
+use crate::request_state::answered_request;
 use crate::state::{ServerSide, State};
 use std::fmt;
 
@@ -196,11 +197,16 @@ pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach>
 /// - a response written for a request after the server read its cancellation (2026-07-28: the
 ///   server "**MUST NOT** send any further messages for it"; 2025-11-25: receivers **SHOULD**
 ///   "Not send a response for the cancelled request"); a response written before the server
-///   read it is the race both revisions ask to be handled, and is not marked.
+///   read it is the race both revisions ask to be handled, and is not marked;
+/// - an effect taken on a `requestState` that an earlier effect already consumed (2026-07-28
+///   `mrtr.mdx`: "Servers for which a given `requestState` must be consumed at most once (e.g.,
+///   one-time redemptions) **MUST** enforce that invariant server-side"; the tool's effect is
+///   one that must happen at most once).
 pub fn breaches_at(model: &McpModel, states: &[State], actions: &[Action], i: usize) -> Vec<Breach> {
     let (after, action) = (&states[i + 1], actions[i]);
     let mut out = breaches(model, after, &action);
     out.extend(message_after_cancellation(model, &actions[..i], after, action));
+    out.extend(second_consumption(model, &actions[..i], after, action));
     out
 }
 
@@ -224,5 +230,38 @@ fn message_after_cancellation(model: &McpModel, earlier: &[Action], after: &Stat
         knob: KnobId::CancelledRequestMessages,
         keyword,
         what: format!("the server writes a response for id {id} after it read that request's cancellation; {rule}"),
+    })
+}
+
+/// The MRTR sentence a second consumption of one `requestState` breaks, verbatim.
+const SINGLE_USE: &str = "\"Servers for which a given `requestState` must be consumed at most once (e.g., one-time \
+                          redemptions) **MUST** enforce that invariant server-side.\"";
+
+/// The flag of an effect taken on a `requestState` whose effect an attempt in `earlier` took.
+fn second_consumption(model: &McpModel, earlier: &[Action], after: &State, action: Action) -> Option<Breach> {
+    let Action::ServerCommit { call, attempt } = action else { return None };
+    if model.profile.knobs.input_required.value == InputRequired::None {
+        return None;
+    }
+    let c = call as usize;
+    let carries = |a: u8| answered_request(after, c, a as usize, after.attempts[c][a as usize].round);
+    let state = carries(attempt)?;
+    let first = earlier.iter().find_map(|x| match *x {
+        Action::ServerCommit { call: c2, attempt: a2 } if c2 == call && a2 != attempt && carries(a2) == Some(state) => {
+            Some(a2)
+        }
+        _ => None,
+    })?;
+    let id = |a: usize| after.attempts[c][a].id;
+    Some(Breach {
+        knob: KnobId::InputRequired,
+        keyword: Keyword::Must,
+        what: format!(
+            "the server takes the effect of id {} on the requestState of id {}'s input-required answer, which id {} \
+             already consumed (the tool's effect must happen at most once); mrtr.mdx: {SINGLE_USE}",
+            id(attempt as usize),
+            id(state),
+            id(first as usize)
+        ),
     })
 }

@@ -35,6 +35,7 @@ pub mod model;
 mod named;
 pub mod profile;
 pub mod property;
+pub mod request_state;
 pub mod rules;
 pub mod search;
 pub mod search_model;

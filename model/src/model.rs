@@ -215,15 +215,15 @@ impl McpModel {
 
     /// The JSON-RPC id a new attempt gets: the lowest id its profile allows, which is what an
     /// SDK's counter does and what makes an id collision as likely as the rules permit. An MRTR
-    /// continuation, and a retry of one (it carries the same input), also avoids the ids of its
-    /// call's earlier requests ("The JSON-RPC `id` **MUST** be different between the initial
-    /// request and the retry", mrtr.mdx).
+    /// continuation, and a retry of one (it carries the same input), also avoids the id of the
+    /// request whose input-required answer it answers ("The JSON-RPC `id` **MUST** be different
+    /// between the initial request and the retry", mrtr.mdx), and no other.
     fn next_id(&self, s: &State, c: usize, a: usize, round: u8, continuation: bool) -> u8 {
         if self.rules.retry_id == RetryId::Same && a > 0 && !continuation {
             return s.attempts[c][a - 1].id;
         }
-        let avoid = round > 0;
-        let earlier = |id: u8| avoid && s.attempts[c][..a].iter().any(|t| t.id == id);
+        let answered = crate::request_state::answered_request(s, c, a, round).map(|x| s.attempts[c][x].id);
+        let earlier = |id: u8| answered == Some(id);
         match self.rules.id_scope {
             IdScope::Session => (s.next_id..=MAX_IDS as u8).find(|id| !earlier(*id)).expect("ids exhausted"),
             IdScope::Outstanding => {

@@ -257,10 +257,11 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             format!("server reads the cancellation of id {} and {what}", id(call, attempt))
         }
         Action::ServerCommit { call, attempt } => format!(
-            "server commits the side effect of id {} (logical call {call} now has {} in the ledger){}",
+            "server commits the side effect of id {} (logical call {call} now has {} in the ledger){}{}",
             id(call, attempt),
             after.ledger[call as usize],
-            cancel_unread(after, call, attempt)
+            cancel_unread(after, call, attempt),
+            rerun_effect(model, after, call, attempt)
         ),
         Action::ServerStoreKey { call, attempt } => {
             format!("server stores the idempotency record of id {}, after the effect", id(call, attempt))
@@ -332,7 +333,20 @@ fn unrecognised_duplicate(model: &McpModel, before: &State, call: u8, attempt: u
         && before.keys_running[model.config.store_of(instance)][call as usize] & McpModel::key_bit(t.key) != 0
 }
 
-/// "server", or "server instance N" where the run has several.
+/// Where the effect of `(call, attempt)` is taken by a continuation of a handler that takes its
+/// effect in every round it runs (`input-after-effect`), words saying that the handler, not the
+/// request's key or lack of one, takes it again; empty otherwise.
+fn rerun_effect(model: &McpModel, after: &State, call: u8, attempt: u8) -> &'static str {
+    let handler = model.config.handler;
+    let round = after.attempts[call as usize][attempt as usize].round;
+    if round > 0 && handler.effect_in(0) && handler.effect_in(round) {
+        "; the handler takes its effect in every round it runs, so this continuation charges again whatever key it \
+         carries"
+    } else {
+        ""
+    }
+}
+
 /// Where the cancellation of `(call, attempt)` is on its way but not yet read, so the server
 /// goes on without it (a closed stream or a notification it has not seen yet), words saying
 /// so; empty otherwise.
@@ -346,6 +360,7 @@ fn cancel_unread(after: &State, call: u8, attempt: u8) -> &'static str {
     }
 }
 
+/// "server", or "server instance N" where the run has several.
 fn server_name(model: &McpModel, instance: u8) -> String {
     if model.config.deployment.instances > 1 {
         format!("server instance {instance}")

@@ -1,8 +1,9 @@
 //! Multi round-trip requests: a 2026-07-28 tool that asks for input answers
 //! with an input-required result, the client sends `tools/call` again under a new id with its
-//! input, and the handler runs from the start. SEP-3182 leaves such continuations outside the
-//! key's scope, so a handler that takes its effect before it asks runs it again with no fault at
-//! all, durable key or not; one that carries "effect done" in `requestState` is safe from its
+//! input, and the handler runs from the start. A handler that takes its effect before it asks
+//! runs it again on its continuation with no fault at all, durable key or not (SEP-3182 leaves
+//! continuations outside its key's scope, and a key of their own would not help: the second
+//! effect is the handler's); one that carries "effect done" in `requestState` is safe from its
 //! own continuations but not from a retried first request it never answered.
 
 use mcp_once_model::state::{Phase, ServerSide};
