@@ -7,7 +7,7 @@ use crate::config::{ServerImpl, Transport};
 pub use crate::conformance::{breaches, breaches_at, Breach, Keyword};
 use crate::model::McpModel;
 use crate::profile::{Citation, KnobId, RetryHorizon, Revision};
-use crate::state::{ServerSide, State};
+use crate::state::{ClientSide, ServerSide, State};
 
 /// The knobs whose values allow `action` under this model's configuration, taking the model
 /// to `after`.
@@ -49,9 +49,13 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
         Action::ClientReceive { .. } => vec![],
         Action::ClientSeesDisconnect { .. } => vec![if http { K::SseResumability } else { K::StdioRestart }],
         Action::ClientQueryOutcome { .. } => vec![K::IdempotencySemantics],
-        Action::ClientRetry { .. } => vec![K::ReissueLostRequest, K::RetryRequestId, K::RequestIdScope],
+        Action::ClientRetry { call, attempt } => {
+            [retry_cause(model, after, *call, *attempt), vec![K::RetryRequestId, K::RequestIdScope]].concat()
+        }
         Action::StepFails { .. } => vec![],
-        Action::FrameworkRetry { .. } => vec![K::ReissueLostRequest, K::RequestIdScope],
+        Action::FrameworkRetry { call, attempt } => {
+            [retry_cause(model, after, *call, *attempt), vec![K::RequestIdScope]].concat()
+        }
         Action::StreamBreak { .. } => vec![K::SseResumability, K::HttpDisconnectIsCancel],
         Action::ServerReceive { call, attempt, .. } if after.attempts[*call as usize][*attempt as usize].round > 0 => {
             if server.uses_keys() && scoped {
@@ -91,6 +95,20 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
             vec![K::InputRequired, K::IdempotencyContinuations]
         }
         Action::ClientContinue { .. } => vec![K::InputRequired],
+    }
+}
+
+/// The knob whose clause speaks of how the attempt before `(call, attempt)` ended, which the
+/// retry (or re-run) follows: a timeout (the sender stops waiting, and cancels), a request lost
+/// over HTTP with its response stream, or one lost on stdio with its server process. Nothing
+/// for an attempt that was answered (an error reply, or a success the step then failed after).
+fn retry_cause(model: &McpModel, after: &State, call: u8, attempt: u8) -> Vec<KnobId> {
+    let Some(before) = (attempt as usize).checked_sub(1) else { return vec![] };
+    match after.attempts[call as usize][before].client {
+        ClientSide::Abandoned => vec![KnobId::TimeoutSendsCancel],
+        ClientSide::Broken if model.config.transport == Transport::Http => vec![KnobId::ReissueLostRequest],
+        ClientSide::Broken => vec![KnobId::StdioRestart],
+        _ => vec![],
     }
 }
 

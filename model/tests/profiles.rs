@@ -170,7 +170,7 @@ fn the_2026_07_28_reissue_must_is_marked_as_changelog_only() {
     for (knob, _, cite, _) in p.knob_table() {
         let from_changelog = cite.path.ends_with("changelog.mdx");
         assert_eq!(!cite.normative, from_changelog, "{knob}: {cite}");
-        if matches!(knob, KnobId::ReissueLostRequest | KnobId::RetryRequestId) {
+        if knob == KnobId::ReissueLostRequest {
             assert!(from_changelog, "{knob}");
             assert!(cite.note.as_deref().is_some_and(|n| n.contains("normative")), "{knob} names the normative text");
         }
