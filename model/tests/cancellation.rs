@@ -195,15 +195,7 @@ fn a_conformant_server_reaches_the_crash_window_sooner_and_its_run_breaks_nothin
 
 /// The path `actions` from the first state of `m`, each step one the model offers there.
 fn walk(m: &McpModel, actions: &[Action]) -> Counterexample {
-    use stateright::Model;
-    let mut states = m.init_states();
-    for a in actions {
-        let s = states.last().unwrap();
-        let mut offered = Vec::new();
-        m.actions(s, &mut offered);
-        assert!(offered.contains(a), "{a} is not offered after {:?}", &actions[..states.len() - 1]);
-        states.push(m.next_state(s, *a).unwrap());
-    }
+    let states = mcp_once_model::search::replay(m, actions).unwrap_or_else(|(step, why)| panic!("step {step}: {why}"));
     Counterexample { states, actions: actions.to_vec(), index_path: String::new() }
 }
 

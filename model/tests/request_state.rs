@@ -5,7 +5,6 @@
 //! its handler, whatever key its continuation carries.
 
 use mcp_once_model::*;
-use stateright::Model;
 
 fn model(
     profile: Profile,
@@ -27,14 +26,7 @@ fn model(
 
 /// The path `actions` from the first state of `m`, each step one the model offers there.
 fn walk(m: &McpModel, actions: &[Action]) -> Counterexample {
-    let mut states = m.init_states();
-    for a in actions {
-        let s = states.last().unwrap();
-        let mut offered = Vec::new();
-        m.actions(s, &mut offered);
-        assert!(offered.contains(a), "{a} is not offered after {:?}", &actions[..states.len() - 1]);
-        states.push(m.next_state(s, *a).unwrap());
-    }
+    let states = mcp_once_model::search::replay(m, actions).unwrap_or_else(|(step, why)| panic!("step {step}: {why}"));
     Counterexample { states, actions: actions.to_vec(), index_path: String::new() }
 }
 
