@@ -155,7 +155,7 @@ impl Group {
     }
 
     /// Read stderr lines until `pick` takes one (within `bound`); `Err` with the lines seen.
-    pub fn stderr_until<T>(&self, bound: Duration, pick: impl Fn(&str) -> Option<T>) -> Result<T, String> {
+    pub fn stderr_until<T>(&self, bound: Duration, pick: impl Fn(&str) -> Option<T>) -> Result<T, NotSeen> {
         let deadline = std::time::Instant::now() + bound;
         let mut seen = Vec::new();
         while let Some(line) = self.stderr_line(deadline.saturating_duration_since(std::time::Instant::now())) {
@@ -164,12 +164,25 @@ impl Group {
                 None => seen.push(line),
             }
         }
-        Err(seen.join("\n"))
+        Err(NotSeen { lines: seen })
     }
 
     /// Every stderr line read so far (does not wait).
     pub fn stderr_so_far(&self) -> String {
         self.stderr_lines.try_iter().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// No stderr line was what [`Group::stderr_until`] waited for: the lines it read instead.
+#[derive(Debug)]
+pub struct NotSeen {
+    /// The lines read, in order.
+    pub lines: Vec<String>,
+}
+
+impl std::fmt::Display for NotSeen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.lines.join("\n"))
     }
 }
 
