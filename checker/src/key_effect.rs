@@ -112,9 +112,7 @@ impl<'a> KeyEffect<'a> {
     /// baseline, found among `cells_a` and `extra` (the baselines the first profile's matrix
     /// lacks, run apart).
     pub fn pair(a: &'a str, b: &'a str, cells_a: &'a [Cell], extra: &'a [Cell], cells_b: &'a [Cell]) -> KeyEffect<'a> {
-        let pairs = cells_b
-            .iter()
-            .filter(|c| c.config.key != KeyLifetime::None && c.outcome.is_ok())
+        let pairs = key_bearing(cells_b)
             .filter_map(|keyed| {
                 let want = keyless_baseline(&keyed.config, a);
                 let baseline = cells_a.iter().chain(extra).find(|c| c.config == want)?;
@@ -139,11 +137,16 @@ impl<'a> KeyEffect<'a> {
     }
 }
 
+/// The cells of `cells` that apply and where the client sends a key.
+fn key_bearing(cells: &[Cell]) -> impl Iterator<Item = &Cell> {
+    cells.iter().filter(|c| c.config.key != KeyLifetime::None && c.outcome.is_ok())
+}
+
 /// The keyless baselines of `cells_b`'s key-bearing cells under the profile named `a` that
 /// `cells_a` does not have: the configurations to run apart.
 pub fn missing_baselines(a: &str, cells_a: &[Cell], cells_b: &[Cell]) -> Vec<Config> {
     let mut out: Vec<Config> = Vec::new();
-    for keyed in cells_b.iter().filter(|c| c.config.key != KeyLifetime::None && c.outcome.is_ok()) {
+    for keyed in key_bearing(cells_b) {
         let want = keyless_baseline(&keyed.config, a);
         if !cells_a.iter().any(|c| c.config == want) && !out.contains(&want) {
             out.push(want);
