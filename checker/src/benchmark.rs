@@ -208,6 +208,8 @@ fn measure(name: &str, config: Config, budget: Budget) -> Result<CellRun> {
             End::Answered => "answered".into(),
             End::Stopped { why, depth_completed } => format!("stopped at depth {depth_completed}: {why}"),
         },
+        fingerprint_bits: s.fingerprint_bits,
+        collision_probability: s.collision_probability(),
     })
 }
 

@@ -369,6 +369,7 @@ fn bench_quick_prints_every_part_in_json() {
     }
     assert_eq!(cell["at_most_once"], "holds");
     assert_eq!(cell["end"], "exhaustive");
+    assert_eq!(cell["fingerprint_bits"], 128, "every row says how states were remembered: {cell}");
     assert_eq!(v["largest"], json!([]), "--quick skips the largest cells");
     assert_eq!(v["matrix"]["checked"], 340);
     assert!(v["matrix"]["seconds"].is_number());
@@ -380,7 +381,7 @@ fn bench_quick_prints_every_part_in_json() {
         v["replay"]
     );
     let text = mcp_once!().args(["bench", "--quick", "--only", "cells"]).output().unwrap();
-    assert!(stdout(&text).contains("B/state"), "{}", stdout(&text));
+    assert!(stdout(&text).contains("B/state") && stdout(&text).contains("P(coll)"), "{}", stdout(&text));
 }
 
 #[test]

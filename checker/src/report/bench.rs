@@ -42,6 +42,12 @@ pub struct CellRun {
     /// How the search ended: `exhaustive`, `answered`, or `stopped at depth N: WHY` (the
     /// budget).
     pub end: String,
+    /// Bits of the fingerprints the states were remembered by.
+    #[serde(default)]
+    pub fingerprint_bits: u32,
+    /// Past a million states: the estimated chance that two states shared a fingerprint.
+    #[serde(default)]
+    pub collision_probability: Option<f64>,
 }
 
 /// The default matrix as `check` runs it.
@@ -131,12 +137,24 @@ pub struct ReplayRun {
 /// The table of searched cells.
 fn table(rows: &[CellRun]) -> String {
     let mut out = format!(
-        "  {:<30} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8}  {}\n",
-        "cell", "generated", "unique", "depth", "wall s", "states/s", "peak MiB", "B/state", "at-most-once"
+        "  {:<30} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8} {:>4} {:>8}  {}\n",
+        "cell",
+        "generated",
+        "unique",
+        "depth",
+        "wall s",
+        "states/s",
+        "peak MiB",
+        "B/state",
+        "fp",
+        "P(coll)",
+        "at-most-once"
     );
     for r in rows {
+        // The collision estimate past a million states (below it, it is negligible even at 64 bits).
+        let collision = r.collision_probability.map_or("-".to_string(), |p| format!("{p:.0e}"));
         out.push_str(&format!(
-            "  {:<30} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1}  {}\n",
+            "  {:<30} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1} {:>4} {:>8}  {}\n",
             r.name,
             r.generated,
             r.unique,
@@ -145,6 +163,8 @@ fn table(rows: &[CellRun]) -> String {
             r.states_per_second,
             r.peak_rss_mib,
             r.bytes_per_state,
+            r.fingerprint_bits,
+            collision,
             r.at_most_once
         ));
     }

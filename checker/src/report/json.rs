@@ -141,12 +141,25 @@ pub struct StatsRecord {
     pub seconds: f64,
     /// Unique states explored.
     pub states: usize,
+    /// Bits of the fingerprints the states were remembered by.
+    #[serde(default)]
+    pub fingerprint_bits: u32,
+    /// Past a million states: the estimated chance that two states shared a fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_probability: Option<f64>,
 }
 
 impl StatsRecord {
     /// The record of `s`.
     pub fn of(s: Stats) -> Self {
-        StatsRecord { depth: s.depth, generated: s.generated, seconds: s.seconds, states: s.states }
+        StatsRecord {
+            depth: s.depth,
+            generated: s.generated,
+            seconds: s.seconds,
+            states: s.states,
+            fingerprint_bits: s.fingerprint_bits,
+            collision_probability: s.collision_probability(),
+        }
     }
 }
 
@@ -201,7 +214,7 @@ pub enum CellRecord<'a> {
         /// How the search ended.
         search: SearchEnd,
         /// The search's counts.
-        stats: StatsRecord,
+        stats: Box<StatsRecord>,
         /// Why it stopped, when it reached its budget (absent otherwise).
         #[serde(skip_serializing_if = "Option::is_none")]
         stopped: Option<StopRecord>,
@@ -277,7 +290,7 @@ impl<'a> CellRecord<'a> {
             profile: ProfileRecord { name: Cow::Borrowed(&p.name), origin: Cow::Borrowed(&p.origin) },
             results,
             search,
-            stats: StatsRecord::of(checked.stats),
+            stats: Box::new(StatsRecord::of(checked.stats)),
             stopped,
             worst_effects: checked.worst.effects,
             worst_search: checked.worst.search,

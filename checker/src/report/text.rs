@@ -4,7 +4,7 @@ use crate::cells::{Cell, Checked};
 use crate::conformant::{Conformant, ConformantAnswer};
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
-use mcp_once_model::search::Counterexample;
+use mcp_once_model::search::{Counterexample, Stats};
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{End, PropertyKind, Verdict, WorstSearch};
 use std::fmt::Write;
@@ -207,8 +207,21 @@ pub fn check_text(cell: &Cell, conformant: Option<&Conformant>, colour: bool) ->
     };
     let _ = writeln!(
         out,
-        "explored {} unique states ({} generated, depth {}) {how} in {:.2} s",
-        s.states, s.generated, s.depth, s.seconds
+        "explored {} unique states ({} generated, depth {}) {how} in {:.2} s; {}",
+        s.states,
+        s.generated,
+        s.depth,
+        s.seconds,
+        fingerprint_line(s)
     );
     out
+}
+
+/// The width of the fingerprints a search remembered states by and, past a million states, the
+/// estimated chance that two shared one (so that one was never explored), as TLC reports.
+pub fn fingerprint_line(s: Stats) -> String {
+    match s.collision_probability() {
+        Some(p) => format!("{}-bit fingerprints, estimated chance of a collision {p:.1e}", s.fingerprint_bits),
+        None => format!("{}-bit fingerprints", s.fingerprint_bits),
+    }
 }

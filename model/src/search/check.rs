@@ -139,6 +139,7 @@ fn run(model: &McpModel, check: Check, cap: Option<usize>) -> Option<(Option<Cou
         generated: checker.state_count(),
         depth: checker.max_depth(),
         seconds: started.elapsed().as_secs_f64(),
+        fingerprint_bits: crate::search::fingerprint::STATERIGHT_FINGERPRINT_BITS,
     };
     let cex = checker.discovery(name).map(|path| {
         let index_path = path.encode(model);

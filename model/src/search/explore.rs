@@ -5,8 +5,9 @@
 //! *first* violating state it meets (stateright 0.31 keeps the last, which is why a stateright
 //! run must check one property at a time), so every counterexample is a shortest one, and the
 //! worst-case path is a shortest path to the largest measure (for `McpModel`, effect count).
-//! States are remembered by a 64-bit fingerprint with fixed seeds (as stateright does); a
-//! path is kept as its actions from the initial state.
+//! States are remembered by a 128-bit fingerprint with fixed seeds (`fingerprint.rs`: why
+//! 128 bits, and the chance of a collision every report prints); a path is kept as its actions
+//! from the initial state.
 //!
 //! The pass is generic over [`SearchModel`] and [`DiskCodec`]; `search_model.rs` runs it on
 //! `McpModel` and makes its paths counterexamples by replaying them, which also re-checks them.
@@ -15,8 +16,9 @@
 //! independent searches the tests compare this one against.
 
 use crate::search::budget::Stop;
-use crate::search::pass::{fingerprint, Node, Tally, MEMORY_POLL, ROOT};
+use crate::search::fingerprint::Fingerprinter;
 pub use crate::search::pass::{End, Options, Stats, WorstSearch};
+use crate::search::pass::{Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::Seen;
 use crate::search::space::{DiskCodec, SearchModel};
 use crate::search::spill::Parents;
@@ -65,7 +67,7 @@ fn growth(len: usize, capacity: usize, item: usize) -> u64 {
 /// the search to disk (`spill.rs`), which finds the same states in the same order.
 pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Options) -> Found<M::Action> {
     let started = Instant::now();
-    let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
+    let builder = Fingerprinter::new();
     let mut seen = Seen::new();
     let mut nodes: Vec<Node<M::Action>> = Vec::new();
     let mut queue: VecDeque<(M::State, u32, u32)> = VecDeque::new();
@@ -82,7 +84,7 @@ pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Opti
         actions: Vec::new(),
     };
     for s in model.init_states() {
-        seen.insert(fingerprint(&builder, &s));
+        seen.insert(builder.of(&s));
         nodes.push(Node { parent: ROOT, action: None });
         queue.push_back((s, (nodes.len() - 1) as u32, 0));
         t.generated += 1;
@@ -145,7 +147,13 @@ fn finish<M: DiskCodec>(
     spilled: Option<Spilled>,
     started: Instant,
 ) -> Found<M::Action> {
-    let stats = Stats { states, generated: t.generated, depth: t.depth_max, seconds: started.elapsed().as_secs_f64() };
+    let stats = Stats {
+        states,
+        generated: t.generated,
+        depth: t.depth_max,
+        seconds: started.elapsed().as_secs_f64(),
+        fingerprint_bits: crate::search::fingerprint::FINGERPRINT_BITS,
+    };
     let path_to = |node: u32| path(t.model, &parents, node);
     let violations = t.first_bad.iter().map(|bad| bad.map(path_to)).collect();
     let worst_search = match end {
@@ -198,12 +206,12 @@ const CHUNK: usize = 1 << 16;
 /// (`model/tests/minimality.rs` compares it against the reduced one there). `None` when more
 /// than `max_states` states are reached: the search stops there, and nothing is known.
 pub fn shortest_lengths<M: SearchModel>(model: &M, properties: &[M::Property], max_states: usize) -> Option<Lengths> {
-    let builder = ahash::RandomState::with_seeds(0x6d63_702d, 0x6f6e_6365, 0x7374_6174, 0x6573_0001);
+    let builder = Fingerprinter::new();
     let mut seen = Seen::new();
     let mut out = Lengths { violations: vec![None; properties.len()], worst_effects: 0, worst_length: None, states: 0 };
     let mut level: Vec<Vec<M::State>> = vec![Vec::new()];
     for s in model.init_states() {
-        if seen.insert(fingerprint(&builder, &s)) {
+        if seen.insert(builder.of(&s)) {
             level[0].push(s);
         }
     }
@@ -229,7 +237,7 @@ pub fn shortest_lengths<M: SearchModel>(model: &M, properties: &[M::Property], m
                 model.actions(&s, &mut actions);
                 for a in actions.drain(..) {
                     let Some(n) = model.next_state(&s, a) else { continue };
-                    if seen.insert(fingerprint(&builder, &n)) {
+                    if seen.insert(builder.of(&n)) {
                         if seen.len > max_states {
                             return None;
                         }

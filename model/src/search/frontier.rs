@@ -7,6 +7,7 @@
 //! they take several times less disk so; a level is read once, in order, so nothing needs
 //! to find a record inside it.
 
+use crate::search::fingerprint::{Fp, FP_BYTES};
 use crate::search::pass::Node;
 use crate::search::space::DiskCodec;
 use std::fs::File;
@@ -16,7 +17,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// Where a frontier record's action starts: after its fingerprint and its parent.
-const ACTION_AT: usize = 8 + 4;
+const ACTION_AT: usize = FP_BYTES + 4;
 
 /// Bytes of one frontier record of `M`: fingerprint, parent, action, state.
 fn record_bytes<M: DiskCodec>() -> usize {
@@ -104,7 +105,7 @@ impl<M: DiskCodec> LevelOut<M> {
     pub(crate) fn push(
         &mut self,
         model: &M,
-        fp: u64,
+        fp: Fp,
         parent: u32,
         action: Option<M::Action>,
         s: &M::State,
@@ -112,8 +113,8 @@ impl<M: DiskCodec> LevelOut<M> {
         let r = &mut self.record[..];
         r.fill(0);
         let (head, rest) = r.split_at_mut(ACTION_AT);
-        head[..8].copy_from_slice(&fp.to_le_bytes());
-        head[8..].copy_from_slice(&parent.to_le_bytes());
+        head[..FP_BYTES].copy_from_slice(&fp.to_le_bytes());
+        head[FP_BYTES..].copy_from_slice(&parent.to_le_bytes());
         let (action_bytes, state_bytes) = rest.split_at_mut(M::ACTION_BYTES);
         put_action(model, action, action_bytes);
         model.encode_state(s, state_bytes);
@@ -159,7 +160,7 @@ pub(crate) struct LevelIn<M> {
 /// One frontier record read back.
 pub(crate) struct Candidate<M: DiskCodec> {
     /// The state's fingerprint.
-    pub(crate) fp: u64,
+    pub(crate) fp: Fp,
     /// Its parent's number.
     pub(crate) parent: u32,
     /// The action from its parent (`None`: an initial state).
@@ -181,8 +182,8 @@ impl<M: DiskCodec> LevelIn<M> {
         let (action_bytes, state_bytes) = rest.split_at(M::ACTION_BYTES);
         let state = model.decode_state(state_bytes).ok_or_else(|| corrupt("state"))?;
         Ok(Some(Candidate {
-            fp: u64::from_le_bytes(head[..8].try_into().expect("8 bytes")),
-            parent: u32::from_le_bytes(head[8..].try_into().expect("4 bytes")),
+            fp: Fp::from_le_bytes(head[..FP_BYTES].try_into().expect("a fingerprint's bytes")),
+            parent: u32::from_le_bytes(head[FP_BYTES..].try_into().expect("4 bytes")),
             action: action_of(model, action_bytes)?,
             state,
         }))

@@ -2,6 +2,7 @@
 //! shared by the search in memory (`explore.rs`) and its continuation on disk (`spill.rs`).
 
 use crate::search::budget::{Budget, Stop};
+use crate::search::fingerprint::{collision_probability, Fingerprinter, Fp, COLLISION_REPORT_FROM};
 use crate::search::space::SearchModel;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -57,6 +58,20 @@ pub struct Stats {
     pub depth: usize,
     /// Wall time.
     pub seconds: f64,
+    /// Bits of the fingerprints the states were remembered by (128 in this engine, 64 in
+    /// stateright's checker).
+    pub fingerprint_bits: u32,
+}
+
+impl Stats {
+    /// The estimated chance that two of the states explored shared a fingerprint (so that one
+    /// was never explored), once past [`COLLISION_REPORT_FROM`] states; `None` below, where it
+    /// is negligible even at 64 bits.
+    pub fn collision_probability(&self) -> Option<f64> {
+        let states = self.states as u64;
+        (states >= COLLISION_REPORT_FROM && self.fingerprint_bits > 0)
+            .then(|| collision_probability(self.fingerprint_bits, states))
+    }
 }
 
 /// States expanded between two readings of the process's memory.
@@ -70,11 +85,6 @@ pub(crate) const ROOT: u32 = u32::MAX;
 pub(crate) struct Node<A> {
     pub(crate) parent: u32,
     pub(crate) action: Option<A>,
-}
-
-/// A state's fingerprint (fixed seeds, so every run numbers states alike).
-pub(crate) fn fingerprint<S: std::hash::Hash>(builder: &ahash::RandomState, s: &S) -> u64 {
-    builder.hash_one(s)
 }
 
 /// What the pass has found so far, shared by the in-memory loop and the one on disk.
@@ -119,10 +129,10 @@ impl<M: SearchModel> Tally<'_, M> {
     pub(crate) fn successors_into(
         &mut self,
         s: &M::State,
-        b: &ahash::RandomState,
+        b: &Fingerprinter,
         depth: u32,
         queue: &mut VecDeque<(M::State, u32, u32)>,
-        out: &mut Vec<(M::Action, u64)>,
+        out: &mut Vec<(M::Action, Fp)>,
     ) {
         self.actions.clear();
         self.model.actions(s, &mut self.actions);
@@ -134,23 +144,18 @@ impl<M: SearchModel> Tally<'_, M> {
                 continue;
             }
             self.generated += 1;
-            out.push((a, fingerprint(b, next)));
+            out.push((a, b.of(next)));
         }
     }
 
     /// Every successor of `s`, with the action to it and its fingerprint, into `out`.
-    pub(crate) fn successors(
-        &mut self,
-        s: &M::State,
-        b: &ahash::RandomState,
-        out: &mut Vec<(M::Action, M::State, u64)>,
-    ) {
+    pub(crate) fn successors(&mut self, s: &M::State, b: &Fingerprinter, out: &mut Vec<(M::Action, M::State, Fp)>) {
         self.actions.clear();
         self.model.actions(s, &mut self.actions);
         for a in self.actions.drain(..) {
             let Some(next) = self.model.next_state(s, a) else { continue };
             self.generated += 1;
-            let fp = fingerprint(b, &next);
+            let fp = b.of(&next);
             out.push((a, next, fp));
         }
     }

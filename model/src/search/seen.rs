@@ -1,22 +1,24 @@
 //! The set of fingerprints a breadth-first search has seen, kept in memory.
 
+use crate::search::fingerprint::Fp;
+
 /// The set of fingerprints seen: open addressing with linear probing over one flat array, so
 /// that a lookup usually touches one cache line (the search spends most of its time here).
-/// Fingerprint 0 is stored as 1 (it marks an empty slot); a 64-bit fingerprint collision is
-/// already accepted, and this adds a 2^-64 chance more.
+/// Fingerprint 0 is stored as 1 (it marks an empty slot); a fingerprint collision is already
+/// accepted (`fingerprint.rs` estimates it), and this adds a 2^-128 chance more.
 pub(crate) struct Seen {
-    slots: Vec<u64>,
+    slots: Vec<Fp>,
     pub(crate) len: usize,
     shift: u32,
 }
 
 impl Seen {
     pub(crate) fn new() -> Seen {
-        Seen { slots: vec![0; 1 << 16], len: 0, shift: 64 - 16 }
+        Seen { slots: vec![0; 1 << 16], len: 0, shift: Fp::BITS - 16 }
     }
 
     /// Add `fp`; whether it was new.
-    pub(crate) fn insert(&mut self, fp: u64) -> bool {
+    pub(crate) fn insert(&mut self, fp: Fp) -> bool {
         let fp = fp.max(1);
         if (self.len + 1) * 8 > self.slots.len() * 5 {
             self.grow();
@@ -40,14 +42,14 @@ impl Seen {
     /// more fingerprints.
     pub(crate) fn growth(&self, margin: usize) -> u64 {
         if (self.len + margin) * 8 > self.slots.len() * 5 {
-            (self.slots.len() * 2 * std::mem::size_of::<u64>()) as u64
+            (self.slots.len() * 2 * std::mem::size_of::<Fp>()) as u64
         } else {
             0
         }
     }
 
     /// Read the first slot of each fingerprint (to bring it into the cache).
-    pub(crate) fn warm(&self, fps: impl Iterator<Item = u64>) -> u64 {
+    pub(crate) fn warm(&self, fps: impl Iterator<Item = Fp>) -> Fp {
         fps.fold(0, |acc, fp| acc ^ self.slots[(fp.max(1) >> self.shift) as usize])
     }
 
@@ -74,7 +76,7 @@ impl Seen {
     }
 
     /// Every fingerprint in the table (fingerprint 0 as 1), in no order.
-    pub(crate) fn fingerprints(&self) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn fingerprints(&self) -> impl Iterator<Item = Fp> + '_ {
         self.slots.iter().copied().filter(|x| *x != 0)
     }
 

@@ -141,10 +141,10 @@ impl<K: Key> Sorter<K> {
             for group in runs.chunks(FAN_IN) {
                 let count: u64 = group.iter().map(|r| r.1).sum();
                 let mut heap = Heap::<K>::new(file.try_clone()?, group)?;
-                let mut b = [0u8; 16];
+                let mut b = vec![0u8; K::BYTES];
                 while let Some(k) = heap.next()? {
-                    k.put(&mut b[..K::BYTES]);
-                    out.write_all(&b[..K::BYTES])?;
+                    k.put(&mut b);
+                    out.write_all(&b)?;
                 }
                 longer.push((at, count));
                 at += count * K::BYTES as u64;
@@ -160,10 +160,10 @@ impl<K: Key> Sorter<K> {
 
 /// Write `keys` one after the other.
 fn write_keys<K: Key>(out: &mut BufWriter<File>, keys: impl Iterator<Item = K>) -> io::Result<()> {
-    let mut b = [0u8; 16];
+    let mut b = vec![0u8; K::BYTES];
     for k in keys {
-        k.put(&mut b[..K::BYTES]);
-        out.write_all(&b[..K::BYTES])?;
+        k.put(&mut b);
+        out.write_all(&b)?;
     }
     Ok(())
 }

@@ -26,11 +26,12 @@
 //! when the process ends, whether it ends normally, panics, or is interrupted or killed.
 
 use crate::search::budget::Stop;
+use crate::search::fingerprint::{Fingerprinter, Fp, FP_BYTES};
 pub(crate) use crate::search::frontier::Parents;
 use crate::search::frontier::{parent_bytes, scratch, LevelIn, LevelOut, ParentLog, BUFFER};
-use crate::search::pass::{fingerprint, End, Node, Tally, MEMORY_POLL, ROOT};
+use crate::search::pass::{End, Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::Seen;
-use crate::search::sorted_runs::{Merged, Sorter};
+use crate::search::sorted_runs::{Key, Merged, Sorter};
 use crate::search::space::DiskCodec;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -81,7 +82,7 @@ struct Sorted {
 
 impl Sorted {
     /// Every fingerprint in the file, in order.
-    fn read(&self) -> io::Result<impl Iterator<Item = io::Result<u64>>> {
+    fn read(&self) -> io::Result<impl Iterator<Item = io::Result<Fp>>> {
         let mut input = match &self.file {
             Some(f) => {
                 let mut f = f.try_clone()?;
@@ -97,24 +98,46 @@ impl Sorted {
                 return None;
             }
             left -= 1;
-            let mut b = [0u8; 8];
-            Some(input.read_exact(&mut b).map(|_| u64::from_le_bytes(b)))
+            let mut b = [0u8; FP_BYTES];
+            Some(input.read_exact(&mut b).map(|_| Fp::from_le_bytes(b)))
         }))
     }
 }
 
-/// Least keys in a chunk of the external sort, whatever the budget (64 KiB of candidates).
+/// Least keys in a chunk of the external sort, whatever the budget.
 const MIN_CHUNK: usize = 1 << 12;
+
+/// Keys of type `K` a chunk of `bytes` holds (at least [`MIN_CHUNK`]).
+fn chunk_of<K>(bytes: u64) -> usize {
+    ((bytes / std::mem::size_of::<K>() as u64) as usize).max(MIN_CHUNK)
+}
 
 /// Slots of a table of at most `bytes` (a power of two, at least the smallest table's).
 fn table_cap(bytes: u64) -> usize {
-    let slots = (bytes / 8).max(1 << 16);
+    let slots = (bytes / FP_BYTES as u64).max(1 << 16);
     1 << (63 - slots.leading_zeros())
 }
 
 /// A candidate's sort key: its fingerprint, then its place in the level's file.
-fn candidate_key(fp: u64, index: u64) -> u128 {
-    (u128::from(fp) << 64) | u128::from(index)
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct CandidateKey {
+    fp: Fp,
+    index: u64,
+}
+
+impl Key for CandidateKey {
+    const BYTES: usize = FP_BYTES + 8;
+    fn put(self, out: &mut [u8]) {
+        out[..FP_BYTES].copy_from_slice(&self.fp.to_le_bytes());
+        out[FP_BYTES..].copy_from_slice(&self.index.to_le_bytes());
+    }
+    fn get(bytes: &[u8]) -> CandidateKey {
+        let (fp, index) = bytes.split_at(FP_BYTES);
+        CandidateKey {
+            fp: Fp::from_le_bytes(fp.try_into().expect("a fingerprint's bytes")),
+            index: u64::from_le_bytes(index.try_into().expect("8 bytes")),
+        }
+    }
 }
 
 /// Which records of the level being read are skipped: the places of the dropped candidates,
@@ -157,9 +180,9 @@ struct Disk<M: DiskCodec> {
     sorted: Sorted,
     parents: ParentLog<M>,
     /// The candidates of the level being built, by fingerprint and place.
-    candidates: Sorter<u128>,
-    /// Keys of 8 bytes a chunk of the sort of dropped places holds.
-    chunk: usize,
+    candidates: Sorter<CandidateKey>,
+    /// Bytes of memory a chunk of an external sort may take (a quarter of the budget).
+    chunk_bytes: u64,
     /// Bytes of the runs of dropped places of the level being read.
     drop_bytes: u64,
     figures: Spilled,
@@ -170,7 +193,11 @@ struct Disk<M: DiskCodec> {
 impl<M: DiskCodec> Disk<M> {
     /// Bytes its files take now, with `levels` bytes of frontier.
     fn bytes(&self, levels: u64) -> u64 {
-        self.sorted.count * 8 + self.parents.bytes() + levels + self.candidates.disk_bytes() + self.drop_bytes
+        self.sorted.count * FP_BYTES as u64
+            + self.parents.bytes()
+            + levels
+            + self.candidates.disk_bytes()
+            + self.drop_bytes
     }
 
     fn note(&mut self, bytes: u64) {
@@ -179,7 +206,7 @@ impl<M: DiskCodec> Disk<M> {
 
     /// Add a known fingerprint to the cache; whether it was not there. A full cache is
     /// emptied first.
-    fn cache(&mut self, fp: u64) -> bool {
+    fn cache(&mut self, fp: Fp) -> bool {
         if self.seen.full() && self.seen.capacity() >= self.cap {
             self.seen.clear();
             self.figures.clears += 1;
@@ -190,7 +217,7 @@ impl<M: DiskCodec> Disk<M> {
     /// At the switch: every fingerprint in the table (the states numbered in memory) into
     /// the sorted file, through the external sort.
     fn start(&mut self) -> io::Result<()> {
-        let mut sort = Sorter::<u64>::new(self.dir, self.chunk);
+        let mut sort = Sorter::<Fp>::new(self.dir, chunk_of::<Fp>(self.chunk_bytes));
         for fp in self.seen.fingerprints() {
             sort.push(fp)?;
         }
@@ -203,7 +230,7 @@ impl<M: DiskCodec> Disk<M> {
         }
         self.sorted = Sorted { file: Some(out.into_inner().map_err(|e| e.into_error())?), count };
         self.figures.runs += sort.written_runs;
-        self.figures.written_bytes += sort.written_bytes + count * 8;
+        self.figures.written_bytes += sort.written_bytes + count * FP_BYTES as u64;
         Ok(())
     }
 
@@ -218,17 +245,17 @@ impl<M: DiskCodec> Disk<M> {
         }
         let runs_bytes = self.candidates.disk_bytes();
         let mut candidates = self.candidates.finish()?;
-        let mut drops = Sorter::<u64>::new(self.dir, self.chunk);
+        let mut drops = Sorter::<u64>::new(self.dir, chunk_of::<u64>(self.chunk_bytes));
         let mut out = BufWriter::with_capacity(BUFFER, scratch(self.dir)?);
         let mut old = self.sorted.read()?;
         let mut head = old.next().transpose()?;
         let (mut count, mut last) = (0u64, None);
-        let mut put = |x: u64| {
+        let mut put = |x: Fp| {
             count += 1;
             out.write_all(&x.to_le_bytes())
         };
         while let Some(key) = candidates.next()? {
-            let (fp, index) = ((key >> 64) as u64, key as u64);
+            let CandidateKey { fp, index } = key;
             if last == Some(fp) {
                 drops.push(index)?;
                 continue;
@@ -256,11 +283,11 @@ impl<M: DiskCodec> Disk<M> {
         let places = drops.finish()?;
         self.drop_bytes = drops.written_bytes;
         // At most: both sorted files, the candidates' runs and the dropped places' runs.
-        let peak = self.bytes(levels) + before * 8 + runs_bytes;
+        let peak = self.bytes(levels) + before * FP_BYTES as u64 + runs_bytes;
         self.note(peak);
         self.figures.runs += std::mem::take(&mut self.candidates.written_runs) + drops.written_runs;
         self.figures.written_bytes +=
-            count * 8 + std::mem::take(&mut self.candidates.written_bytes) + drops.written_bytes;
+            count * FP_BYTES as u64 + std::mem::take(&mut self.candidates.written_bytes) + drops.written_bytes;
         self.figures.merges += 1;
         Drops::new(places)
     }
@@ -275,17 +302,15 @@ pub(crate) fn go_on<M: DiskCodec>(
     seen: Seen,
     nodes: Vec<Node<M::Action>>,
     queue: VecDeque<(M::State, u32, u32)>,
-    builder: &ahash::RandomState,
+    builder: &Fingerprinter,
 ) -> (End, Parents<M>, Spilled, usize) {
     let dir = t.options.budget.spill_dir.expect("a spill folder");
     let first = nodes.len() - queue.len();
     let mut depth = queue.front().map_or(0, |q| q.2 as usize);
     // A quarter of the memory budget (of this search's share of it) for a chunk of
-    // candidates (16 bytes each), as much for one of dropped places (8 bytes each), never both
-    // at once.
+    // candidates, as much for one of dropped places, never both at once.
     let budget = t.options.budget;
     let share = budget.max_memory.map_or(0, |m| budget.share(m)) / 4;
-    let chunk = ((share / 16) as usize).max(MIN_CHUNK);
     let log = ParentLog::new(dir);
     let mut disk = match log {
         Ok(parents) => Disk {
@@ -295,8 +320,8 @@ pub(crate) fn go_on<M: DiskCodec>(
             seen,
             sorted: Sorted { file: None, count: 0 },
             parents,
-            candidates: Sorter::new(dir, chunk),
-            chunk: chunk * 2,
+            candidates: Sorter::new(dir, chunk_of::<CandidateKey>(share)),
+            chunk_bytes: share,
             drop_bytes: 0,
             figures: Spilled { at_states: first, ..Spilled::default() },
             found: 0,
@@ -354,7 +379,7 @@ fn early<M: DiskCodec>(
         let mut old = disk.sorted.read()?;
         let (mut head, mut last) = (old.next().transpose()?, None);
         while let Some(key) = candidates.next()? {
-            let fp = (key >> 64) as u64;
+            let fp = key.fp;
             if last == Some(fp) {
                 continue;
             }
@@ -384,7 +409,7 @@ fn run<M: DiskCodec>(
     disk: &mut Disk<M>,
     nodes: Vec<Node<M::Action>>,
     queue: VecDeque<(M::State, u32, u32)>,
-    builder: &ahash::RandomState,
+    builder: &Fingerprinter,
     depth: &mut usize,
 ) -> Result<(), Halt> {
     let model = t.model;
@@ -397,7 +422,7 @@ fn run<M: DiskCodec>(
     let (mut current, mut next) = (LevelOut::new(disk.dir)?, LevelOut::new(disk.dir)?);
     for (s, node, d) in &queue {
         let n = nodes[*node as usize];
-        let fp = fingerprint(builder, s).max(1);
+        let fp = builder.of(s);
         let level = if *d as usize == *depth { &mut current } else { &mut next };
         level.push(model, fp, n.parent, n.action, s)?;
     }
@@ -449,7 +474,7 @@ fn run<M: DiskCodec>(
             for (a, s, fp) in successors.drain(..) {
                 let fp = fp.max(1);
                 if disk.cache(fp) {
-                    disk.candidates.push(candidate_key(fp, next.count))?;
+                    disk.candidates.push(CandidateKey { fp, index: next.count })?;
                     next.push(model, fp, node, Some(a), &s)?;
                 }
             }
