@@ -203,8 +203,10 @@ fn every_two_call_search_matches_the_unreduced_model_up_to_a_state_limit() {
 /// Each unreduced search runs within `MCP_ONCE_SPILL_MEMORY` (default 16G) of memory and
 /// `MCP_ONCE_SPILL_STATES` states (default: no limit); with `MCP_ONCE_SPILL_DIR=DIR` it goes on
 /// on disk, in DIR, within `MCP_ONCE_SPILL_DISK` (default 60G) of files. A search that reaches
-/// its budget is compared on what it decided and named as compared only that far. The searches
-/// run smallest first, so that a run cut short has compared the most it could;
+/// its budget is compared on what it decided and named as compared only that far, and the test
+/// then fails, naming it, unless `MCP_ONCE_ACCEPT_PARTIAL=1` says a partial comparison is
+/// expected (`scripts/reliability` sets it for its shards, then runs those searches again alone,
+/// without it). The searches run smallest first, so that a run cut short has compared the most it could;
 /// `MCP_ONCE_UNREDUCED_SHARD=K/N` runs every N-th of them from the K-th (`scripts/reliability`
 /// runs one shard a core).
 #[test]
@@ -242,6 +244,8 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     if let Some((k, n)) = shard {
         searches = searches.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
     }
+    let total = searches.len();
+    assert!(total > 0, "no two-call search matches the cells or shard asked for");
     let (mut compared, mut states, mut partly) = (0, 0usize, Vec::new());
     for (reduced, m) in searches {
         let cell = m.config.to_string();
@@ -272,12 +276,18 @@ fn every_two_call_cell_matches_the_unreduced_model() {
     }
     match (only, shard) {
         (Some(o), _) => eprintln!("PARTIAL RUN: only the cells containing one of {o:?}"),
-        (None, Some((k, n))) => {
-            eprintln!("SHARD {k}/{n} of the distinct two-call searches");
-            assert!(compared > 150 / n, "only {compared} searches of shard {k}/{n} compared in full");
-        }
-        (None, None) => assert!(compared > 150, "only {compared} searches compared in full"),
+        (None, Some((k, n))) => eprintln!("SHARD {k}/{n} of the distinct two-call searches"),
+        (None, None) => {}
     }
+    // Every search asked for is accounted for: compared in full, or partly (named above).
+    assert_eq!(compared + partly.len(), total, "searches lost between the plan and the comparison");
+    let accept_partial = std::env::var("MCP_ONCE_ACCEPT_PARTIAL").is_ok_and(|v| v == "1");
+    assert!(
+        partly.is_empty() || accept_partial,
+        "{} of {total} searches were compared only within the depth their budget allowed, not in full \
+         (MCP_ONCE_ACCEPT_PARTIAL=1 accepts that): {partly:#?}",
+        partly.len()
+    );
 }
 
 #[test]
