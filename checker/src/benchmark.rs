@@ -23,7 +23,6 @@ use mcp_once_model::{
     explore_with, Bounds, Budget, ClientPolicy, Config, End, KeyLifetime, McpModel, Options, Profile, PropertyKind,
     ServerImpl, Transport, Verdict,
 };
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// What a bench run measures.
@@ -64,13 +63,15 @@ fn run_replays() -> Result<ReplayRun> {
     use mcp_once_model::catalogue::RETRY_SCENARIOS;
     let exe = std::env::current_exe()?;
     let paths = FixturePaths {
-        fixtures_dir: PathBuf::from("conformance/fixtures"),
+        fixtures_dir: mcp_once_conformance::installed::locate(None),
         rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
     };
     for sdk in Sdk::ALL {
         if let Err(e) = paths.argv(sdk, std::path::Path::new("x"), &[]) {
             return Ok(ReplayRun {
-                skipped: Some(format!("not measured: {e} (run from the repository root)")),
+                skipped: Some(format!(
+                    "not measured: {e} (run from the repository root, or after mcp-once fixtures install)"
+                )),
                 ..Default::default()
             });
         }

@@ -3,7 +3,8 @@
 //! (`crate::commands`).
 
 use crate::commands::{
-    bench, check, confirm, diff, explain, explore, fixture, matrix, merge, probe, probe_client, profiles, replay, serve,
+    bench, check, confirm, diff, explain, explore, fixture, fixtures, matrix, merge, probe, probe_client, profiles,
+    replay, serve,
 };
 use clap::{Parser, Subcommand};
 
@@ -51,9 +52,15 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Run the bundled Rust (rmcp) ledger fixture server, over stdio or Streamable HTTP.
     #[command(
-        after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: see conformance/fixtures/README.md."
+        after_help = "Examples:\n  mcp-once fixture --sdk rust --transport stdio --ledger ledger.jsonl\n  mcp-once fixture --sdk rust --transport http --port 8931 --variant key-durable --ledger ledger.jsonl\nThe TypeScript and Python fixtures: mcp-once fixtures install, then mcp-once fixture --sdk python says how to start one."
     )]
     Fixture(fixture::FixtureArgs),
+    /// Install the TypeScript and Python ledger fixtures (pinned) where the commands find them,
+    /// or print where that is.
+    #[command(
+        after_help = "Examples:\n  mcp-once fixtures install\n  mcp-once fixtures install --dir /opt/mcp-once-fixtures   (then confirm --fixtures /opt/mcp-once-fixtures)\n  mcp-once fixtures path"
+    )]
+    Fixtures(fixtures::FixturesArgs),
     /// Replay a trace against a real MCP server, injecting its faults and counting side effects.
     #[command(
         after_help = "Exit code: 1 confirmed, 0 not reproduced, 2 diverged, inconclusive or interrupted.\nExamples:\n  mcp-once replay traces/mcp-2025-11-25__stdio__retry-on-timeout__none__plain__c1r1k0__at-most-once.itf.json \\\n      --stdio \"node conformance/fixtures/typescript/server.mjs --ledger l.jsonl\" --args '{\"amount\":42}' --observe ledger:l.jsonl\n  mcp-once replay TRACE --http http://127.0.0.1:8931/mcp --launch \"mcp-once fixture --transport http --port 8931 --ledger l.jsonl\" \\\n      --args '{\"amount\":42}' --observe tool:ledger_count --evidence out/"

@@ -25,7 +25,8 @@ mod shard;
 
 use cli::Command;
 use commands::{
-    bench, check, diff, explain, explore, fixture, matrix, merge, probe, probe_client, profiles, replay, serve,
+    bench, check, diff, explain, explore, fixture, fixtures, matrix, merge, probe, probe_client, profiles, replay,
+    serve,
 };
 use std::process::ExitCode;
 
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => merge::run(a),
         Command::Explore(a) => explore::run(a),
         Command::Fixture(a) => fixture::run(a),
+        Command::Fixtures(a) => fixtures::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Probe(a) => probe::run(a),
         Command::Serve(a) => serve::run(a),

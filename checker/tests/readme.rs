@@ -40,6 +40,7 @@ const EXIT: &[(&str, i32)] = &[
     ("mcp-once explain ", 0),
     ("mcp-once bench ", 0),
     ("mcp-once fixture ", 0),
+    ("mcp-once fixtures ", 0),
     ("mcp-once probe ", 1),
     ("mcp-once probe-client ", 1),
     ("mcp-once confirm ", 0),
@@ -47,8 +48,8 @@ const EXIT: &[(&str, i32)] = &[
 
 /// The subcommands an inline example may start with.
 const COMMANDS: &[&str] = &[
-    "check", "matrix", "merge", "diff", "explain", "explore", "profiles", "fixture", "replay", "probe", "confirm",
-    "bench",
+    "check", "matrix", "merge", "diff", "explain", "explore", "profiles", "fixture", "fixtures", "replay", "probe",
+    "confirm", "bench",
 ];
 
 /// The commands of the README's fenced `sh` blocks (continuation lines joined) and of its
@@ -118,12 +119,15 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
     for name in ["specs", "conformance"] {
         std::os::unix::fs::symlink(repo.join(name).canonicalize().unwrap(), dir.join(name)).unwrap();
     }
+    // A home of its own, so `fixtures install` writes its data folder into the scratch folder.
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
     let bin_dir = Path::new(BIN).parent().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
     for command in &all {
         if let Some((_, ready)) = SERVES.iter().find(|(start, _)| command.starts_with(start)) {
-            serve_until_ready(command, ready, &dir, &path);
+            serve_until_ready(command, ready, &dir, &path, &home);
             ran += 1;
             continue;
         }
@@ -138,6 +142,8 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
             .arg(command)
             .current_dir(&*dir)
             .env("PATH", &path)
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME")
             .stdin(Stdio::null())
             .output()
             .unwrap();
@@ -157,13 +163,15 @@ fn every_readme_example_runs_as_written_with_its_documented_exit_code() {
 /// Start the serving example `command` as written (its own process group), wait until its
 /// output has the `ready` line, then stop the group and reap it; a panic if the line never comes
 /// within [`SERVE_BOUND`] or the command exits first.
-fn serve_until_ready(command: &str, ready: &str, dir: &Path, path: &str) {
+fn serve_until_ready(command: &str, ready: &str, dir: &Path, path: &str, home: &Path) {
     use std::os::unix::process::CommandExt;
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(format!("exec {command} 2>&1"))
         .current_dir(dir)
         .env("PATH", path)
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .process_group(0)

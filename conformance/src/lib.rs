@@ -6,6 +6,7 @@
 //! ledger fixture server on the Rust MCP SDK ([`fixture`], binary `mcp-once-fixture`).
 
 pub mod fixture;
+pub mod installed;
 pub mod ledger_count;
 pub mod probe;
 pub mod probe_client;

@@ -10,10 +10,10 @@ use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
-use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
+use mcp_once_conformance::replay::sdk_fixtures::{FixtureError, FixturePaths, Sdk};
 use mcp_once_conformance::replay::ReplayVerdict;
 use mcp_once_model::{Config, Options, Profile, PropertyKind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -60,9 +60,10 @@ pub struct ConfirmArgs {
     /// system's temporary folder; its path is printed).
     #[arg(long, value_name = "DIR")]
     evidence: Option<PathBuf>,
-    /// Where the TypeScript and Python fixtures are (with conformance/fixtures/install.sh run).
-    #[arg(long, value_name = "DIR", default_value = "conformance/fixtures")]
-    fixtures: PathBuf,
+    /// Where the TypeScript and Python fixtures are (default: conformance/fixtures in a checkout,
+    /// else the folder `mcp-once fixtures install` wrote).
+    #[arg(long, value_name = "DIR")]
+    fixtures: Option<PathBuf>,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format.
@@ -145,21 +146,32 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         bail!("--jobs 0: at least 1");
     }
     let configs = cells(&a)?;
+    let fixtures_dir = mcp_once_conformance::installed::locate(a.fixtures.as_deref());
+    let exe = std::env::current_exe()?;
+    let paths = FixturePaths {
+        fixtures_dir,
+        rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
+    };
+    let mut sdks: Vec<Sdk> = Vec::new();
+    for s in &a.sdk {
+        if !sdks.contains(&s.sdk()) {
+            sdks.push(s.sdk());
+        }
+    }
+    // A fixture that is not installed is a set-up error, said once before any search (not one
+    // inconclusive replay per counterexample).
+    for &sdk in &sdks {
+        if let Err(e @ FixtureError::NotInstalled { .. }) = paths.argv(sdk, Path::new("ledger.jsonl"), &[]) {
+            bail!("--sdk: {e}");
+        }
+    }
     let evidence = a.evidence.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         std::env::temp_dir().join(format!("mcp-once-confirm-{secs}-{}", std::process::id()))
     });
     std::fs::create_dir_all(&evidence).map_err(|e| anyhow!("--evidence {}: {e}", evidence.display()))?;
     eprintln!("mcp-once: evidence in {}", evidence.display());
-    let exe = std::env::current_exe()?;
-    let options = ConfirmOptions {
-        paths: FixturePaths {
-            fixtures_dir: a.fixtures.clone(),
-            rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
-        },
-        evidence: evidence.clone(),
-        jobs: a.jobs.unwrap_or_else(threads),
-    };
+    let options = ConfirmOptions { paths, evidence: evidence.clone(), jobs: a.jobs.unwrap_or_else(threads) };
     // The search `check` runs: every property (shortest counterexamples) and the worst case.
     let checked = run_with_progress(
         "checking",
@@ -168,12 +180,6 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         Options { worst: true, budget: a.budget.budget()? },
         None,
     )?;
-    let mut sdks: Vec<Sdk> = Vec::new();
-    for s in &a.sdk {
-        if !sdks.contains(&s.sdk()) {
-            sdks.push(s.sdk());
-        }
-    }
     let jobs = jobs(&checked, &sdks);
     let bar = progress(jobs.len(), "replaying", "replays");
     let results = confirm(&jobs, &options, &|| {

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod explain;
 pub mod explore;
 pub mod fixture;
+pub mod fixtures;
 pub mod matrix;
 pub mod merge;
 pub mod probe;

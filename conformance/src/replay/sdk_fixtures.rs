@@ -25,7 +25,7 @@ pub enum FixtureError {
     #[error("{0}")]
     Cannot(String),
     /// The SDK's fixture is not installed.
-    #[error("the {sdk} fixture is not installed in {}: run conformance/fixtures/install.sh", dir.display())]
+    #[error("the {sdk} fixture is not installed in {}: run `mcp-once fixtures install` (in a checkout: conformance/fixtures/install.sh), or give the folder with --fixtures", dir.display())]
     NotInstalled {
         /// The SDK, in words.
         sdk: &'static str,
@@ -163,7 +163,8 @@ pub const KEY_RETENTION: Duration = Duration::from_millis(5000);
 /// Where the fixtures live and how to start the Rust one.
 #[derive(Clone, Debug)]
 pub struct FixturePaths {
-    /// `conformance/fixtures` (with `install.sh` run).
+    /// The fixtures folder (`installed::locate`: a checkout's `conformance/fixtures` or the data
+    /// folder `mcp-once fixtures install` wrote).
     pub fixtures_dir: PathBuf,
     /// Program and leading arguments that start the Rust fixture (e.g. `mcp-once-fixture`, or
     /// `mcp-once fixture --sdk rust`).
