@@ -1,0 +1,76 @@
+//! Running the reference model with stateright's own breadth-first search, one goal a run (one
+//! thread, stopped at the first discovery, so that each path found is a shortest one), and
+//! what a cell's runs give: a verdict and shortest length per property, and the worst case.
+
+use crate::model::{Reference, Sabotage, Step};
+use crate::property::Goal;
+use crate::rules::Rules;
+use mcp_once_model::{Config, Profile, PropertyKind};
+use stateright::{Checker, HasDiscoveries, Model};
+
+/// A path found: its steps, in order.
+pub type Path = Vec<Step>;
+
+/// One property's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// No reachable state violates it.
+    Holds,
+    /// A shortest path to a violation.
+    Violated(Path),
+}
+
+/// What the reference model says of one cell.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// One answer per property, in `PropertyKind::ALL`'s order.
+    pub answers: Vec<(PropertyKind, Answer)>,
+    /// The most effects one call reaches, and a shortest path there (`None` with 0 effects).
+    pub worst: (u8, Option<Path>),
+    /// The most unique states any one run stored.
+    pub states: usize,
+}
+
+/// One run looking for `goal`: `Some(path)` found, `Some(None)` searched to the end without
+/// finding it, `None` stopped at `limit` states first.
+fn run(model: &Reference, goal: Goal, limit: usize, states: &mut usize) -> Option<Option<Path>> {
+    let model = Reference { goal, ..model.clone() };
+    let checker = model
+        .checker()
+        .threads(1)
+        .finish_when(HasDiscoveries::AnyFailures)
+        .target_state_count(limit)
+        .spawn_bfs()
+        .join();
+    *states = (*states).max(checker.unique_state_count());
+    match checker.discovery("goal") {
+        Some(path) => Some(Some(path.into_actions())),
+        None if checker.state_count() >= limit => None,
+        None => Some(None),
+    }
+}
+
+/// Check every property and the worst case of `config` under `profile`, each run stopped past
+/// `limit` generated states; `None` as soon as one run stops there (the cell is then not
+/// decided: the runs after it are not made).
+pub fn check(config: &Config, profile: &Profile, limit: usize, sabotage: Option<Sabotage>) -> Option<Report> {
+    let model = Reference { rules: Rules::new(config, profile), goal: Goal::Effects(1), sabotage };
+    let mut states = 0;
+    let mut answers = Vec::new();
+    for p in PropertyKind::ALL {
+        let answer = match run(&model, Goal::Violate(*p), limit, &mut states)? {
+            Some(path) => Answer::Violated(path),
+            None => Answer::Holds,
+        };
+        answers.push((*p, answer));
+    }
+    // The worst case: the largest k some state reaches with k effects on one call.
+    let mut worst = (0, None);
+    for k in 1..=u8::MAX {
+        match run(&model, Goal::Effects(k), limit, &mut states)? {
+            Some(path) => worst = (k, Some(path)),
+            None => break,
+        }
+    }
+    Some(Report { answers, worst, states })
+}

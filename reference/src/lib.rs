@@ -1,0 +1,49 @@
+//! # mcp-once reference model
+//!
+//! A second model of MCP `tools/call` under timeouts, cancellation, broken streams, server
+//! crashes and restarts, and retries, written apart from `mcp-once-model` to check it: from
+//! the knob table of `specs/README.md`, the README and `ARCHITECTURE.md`, and the doc comments
+//! of the parameters (`Config`, `ClientPolicy`, `ServerImpl`, `Cancellation`, `KeyLifetime`)
+//! and of the properties. It shares no code with `model/src` beyond those data types and the
+//! profile loader: its state is plain structs, vectors and sets compared in full ([`state`]),
+//! its steps a stateright [`stateright::Model`] ([`model`], [`server`]), its properties its own
+//! ([`property`]), and it is searched by stateright's own breadth-first checker ([`check`]).
+//! `tests/differential.rs` runs both models on the same cells and compares their answers.
+//!
+//! What it covers: one server instance, the `effect-only` handler (no multi round-trip
+//! requests), every transport, client policy, key lifetime, server preset and cancellation
+//! handling, under every built-in profile.
+//!
+//! Where the documents do not say the semantics, and the main model's code was read to learn
+//! what it is meant to be (each a gap in the documentation, listed as a finding):
+//! 1. A cancellation the handler would not act on is never put on the wire (the main model's
+//!    `model.rs` doc comment says so; no user-facing document does). On stdio it changes path
+//!    lengths: a retry's request does not queue behind a useless cancellation.
+//! 2. `retry_request_id = same` holds for a framework re-run too: a re-run carries the id of
+//!    the attempt before it, not a new one.
+//! 3. Under `request_id_scope = outstanding`, an id stays taken while its request is
+//!    unanswered *to the client*: one the client gave up on or saw break is never freed.
+//! 4. A request sent while the server is down is lost at once (the client then sees the
+//!    disconnect); it is never queued for the restarted server.
+//! 5. An outcome query that finds the key still running is no step at all (the client asks
+//!    again later); nothing says whether asking changes anything.
+//! 6. An id-deduplicating server forgets the id of a request its cancellation drops before the
+//!    effect, so a retry with that id runs; a key store releases the key's in-progress mark.
+//! 7. A crash ends every key's in-progress mark even where the store is durable (stated in
+//!    `specs/README.md` only for two instances); `validates-task-id` keeps its task records.
+//! 8. Logical calls start in order, each once the one before has started (they overlap); a
+//!    timeout is possible at any moment while the client waits, a broken stream too until the
+//!    attempt is lost.
+//! 9. With `idempotency_in_progress = wait`, the held duplicates are looked at after every
+//!    step, in the order calls and attempts were sent.
+
+pub mod check;
+pub mod model;
+pub mod property;
+pub mod rules;
+pub mod server;
+pub mod state;
+
+pub use check::{check, Answer, Path, Report};
+pub use model::{Reference, Sabotage, Step};
+pub use property::Goal;

@@ -1,0 +1,328 @@
+//! The reference model as a stateright [`Model`]: the steps each state offers, and what each
+//! does. The client's half is here, the server's in `server.rs`.
+
+use crate::property::Goal;
+use crate::rules::{Failure, Rules};
+use crate::state::{CallPhase, Fate, LogicalCall, Message, Request, Seen, World};
+use mcp_once_model::config::KeyLifetime;
+use mcp_once_model::profile::IdScope;
+use stateright::{Model, Property};
+use std::fmt;
+
+/// One step, named as the main model's action vocabulary names the same event, so that two
+/// traces can be read side by side. `c` is a call, `a` an attempt (both from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// The client starts call `c`.
+    Call(usize),
+    /// The client stops waiting for attempt `a`.
+    Timeout(usize, usize),
+    /// The client cancels the attempt it stopped waiting for.
+    Cancel(usize, usize),
+    /// The client reads the answer to attempt `a`.
+    Receive(usize, usize),
+    /// The client sees the connection of attempt `a` close.
+    SeesDisconnect(usize, usize),
+    /// The client asks the outcome of call `c`'s key.
+    AskOutcome(usize),
+    /// The client sends call `c` again as attempt `a`.
+    Retry(usize, usize),
+    /// The step around call `c` fails after the call returned.
+    StepFails(usize),
+    /// The framework re-runs the step of call `c`, sending attempt `a`.
+    Rerun(usize, usize),
+    /// The response stream of attempt `a` breaks.
+    StreamBreak(usize, usize),
+    /// The server reads the request of attempt `a`.
+    Read(usize, usize),
+    /// The server reads the cancellation of attempt `a`.
+    ReadCancel(usize, usize),
+    /// The tool takes its effect for attempt `a`.
+    Commit(usize, usize),
+    /// The server writes the key record of attempt `a`, after its effect.
+    StoreKey(usize, usize),
+    /// The server writes the success of attempt `a`.
+    Respond(usize, usize),
+    /// The server process is killed.
+    Crash,
+    /// The server process is started again.
+    Restart,
+    /// The record of call `c`'s key `k` leaves the retention window.
+    Expire(usize, u8),
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Step::*;
+        let (name, call, attempt) = match *self {
+            Call(c) => ("ClientCall", Some(c), None),
+            Timeout(c, a) => ("ClientTimeout", Some(c), Some(a)),
+            Cancel(c, a) => ("ClientCancel", Some(c), Some(a)),
+            Receive(c, a) => ("ClientReceive", Some(c), Some(a)),
+            SeesDisconnect(c, a) => ("ClientSeesDisconnect", Some(c), Some(a)),
+            AskOutcome(c) => ("ClientQueryOutcome", Some(c), None),
+            Retry(c, a) => ("ClientRetry", Some(c), Some(a)),
+            StepFails(c) => ("StepFails", Some(c), None),
+            Rerun(c, a) => ("FrameworkRetry", Some(c), Some(a)),
+            StreamBreak(c, a) => ("StreamBreak", Some(c), Some(a)),
+            Read(c, a) => ("ServerReceive", Some(c), Some(a)),
+            ReadCancel(c, a) => ("ServerReceiveCancel", Some(c), Some(a)),
+            Commit(c, a) => ("ServerCommit", Some(c), Some(a)),
+            StoreKey(c, a) => ("ServerStoreKey", Some(c), Some(a)),
+            Respond(c, a) => ("ServerRespond", Some(c), Some(a)),
+            Crash => ("ServerCrash", None, None),
+            Restart => ("ServerRestart", None, None),
+            Expire(c, k) => return write!(f, "KeyExpires(call {c}, key {k})"),
+        };
+        match (call, attempt) {
+            (Some(c), Some(a)) => write!(f, "{name}(call {c}, attempt {a})"),
+            (Some(c), None) => write!(f, "{name}(call {c})"),
+            _ => write!(f, "{name}"),
+        }
+    }
+}
+
+/// The reference model of one cell, with the one thing a run looks for.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    /// The cell's facts.
+    pub rules: Rules,
+    /// What a run looks for.
+    pub goal: Goal,
+    /// A transition broken on purpose, to show that the comparison can fail.
+    pub sabotage: Option<Sabotage>,
+}
+
+/// A transition broken on purpose ([`Reference::sabotage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sabotage {
+    /// A key store forgets to replay: a request whose key has a completed record runs again.
+    KeyStoreRunsDuplicates,
+}
+
+impl Reference {
+    /// The number of retries call `c` has used.
+    fn retries_used(w: &World, c: usize) -> usize {
+        w.calls[c].requests.len().saturating_sub(1)
+    }
+
+    /// Whether call `c` may still be sent again, by the client or by its framework.
+    pub fn may_retry(&self, w: &World, c: usize) -> bool {
+        match w.calls[c].phase {
+            CallPhase::Failed(why) if Self::retries_used(w, c) < self.rules.retries => {
+                self.rules.framework() || self.rules.client_retries_after(why)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether call `c` is reported failed, for good.
+    pub fn failed_for_good(&self, w: &World, c: usize) -> bool {
+        matches!(w.calls[c].phase, CallPhase::Failed(_)) && !self.may_retry(w, c)
+    }
+
+    /// The id the next attempt of call `c` carries.
+    fn new_id(&self, w: &World, c: usize) -> u8 {
+        if self.rules.same_id {
+            if let Some(last) = w.calls[c].requests.last() {
+                return last.id;
+            }
+        }
+        match self.rules.id_scope {
+            IdScope::Session => w.counter,
+            IdScope::Outstanding => (1..)
+                .find(|id| !w.calls.iter().flat_map(|k| &k.requests).any(|r| r.id == *id && r.seen != Seen::Read))
+                .expect("a free id"),
+        }
+    }
+
+    /// The key the next attempt of call `c`, in framework step `step`, carries.
+    fn new_key(&self, w: &World, c: usize, step: u8) -> Option<u8> {
+        match self.rules.key {
+            KeyLifetime::None => None,
+            KeyLifetime::PerCall => Some(0),
+            KeyLifetime::PerStep => Some(step),
+            KeyLifetime::PerAttempt => Some(w.calls[c].requests.len() as u8),
+        }
+    }
+
+    /// Call `c` sends a new attempt in framework step `step`.
+    fn send(&self, w: &mut World, c: usize, step: u8) {
+        let id = self.new_id(w, c);
+        if self.rules.id_scope == IdScope::Session && id >= w.counter {
+            w.counter = id + 1;
+        }
+        let key = self.new_key(w, c, step);
+        // A request written to a server that is down fails at once: nothing reads it.
+        let fate = if w.up { Fate::InTransit } else { Fate::Lost };
+        let call = &mut w.calls[c];
+        if w.up {
+            w.wire.push(Message::Request(c, call.requests.len()));
+        }
+        call.requests.push(Request { id, key, seen: Seen::Waiting, fate });
+        *call =
+            LogicalCall { phase: CallPhase::Waiting, step, asked: false, requests: std::mem::take(&mut call.requests) };
+    }
+
+    fn fail(w: &mut World, c: usize, why: Failure) {
+        w.calls[c].phase = CallPhase::Failed(why);
+        w.calls[c].asked = false;
+    }
+
+    /// The client's steps in `w`.
+    fn client_steps(&self, w: &World, out: &mut Vec<Step>) {
+        for c in 0..self.rules.calls {
+            let call = &w.calls[c];
+            let a = call.requests.len().saturating_sub(1);
+            match call.phase {
+                CallPhase::Idle => {
+                    if c == 0 || w.calls[c - 1].phase != CallPhase::Idle {
+                        out.push(Step::Call(c));
+                    }
+                }
+                CallPhase::Waiting => {
+                    let fate = call.requests[a].fate;
+                    if fate.answered() {
+                        out.push(Step::Receive(c, a));
+                    }
+                    if fate == Fate::Lost {
+                        out.push(Step::SeesDisconnect(c, a));
+                    } else if !self.rules.stdio && !self.rules.no_breaks {
+                        out.push(Step::StreamBreak(c, a));
+                    }
+                    out.push(Step::Timeout(c, a));
+                }
+                CallPhase::Cancelling => out.push(Step::Cancel(c, a)),
+                CallPhase::Failed(_) if self.may_retry(w, c) => {
+                    if self.rules.framework() {
+                        out.push(Step::Rerun(c, a + 1));
+                    } else if self.rules.queries() && !call.asked {
+                        // Over stdio the query waits behind what the pipe still carries.
+                        if w.up && (!self.rules.stdio || w.wire.is_empty()) {
+                            out.push(Step::AskOutcome(c));
+                        }
+                    } else {
+                        out.push(Step::Retry(c, a + 1));
+                    }
+                }
+                CallPhase::Failed(_) => {}
+                CallPhase::Succeeded => {
+                    if self.rules.framework() {
+                        out.push(Step::StepFails(c));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Take a client step; `false` where it does nothing.
+    fn client_step(&self, w: &mut World, step: Step) -> bool {
+        match step {
+            Step::Call(c) => self.send(w, c, 0),
+            Step::Timeout(c, a) => {
+                w.calls[c].requests[a].seen = Seen::GaveUp;
+                if self.rules.cancel_on_timeout {
+                    w.calls[c].phase = CallPhase::Cancelling;
+                } else {
+                    Self::fail(w, c, Failure::Timeout);
+                }
+            }
+            Step::Cancel(c, a) => {
+                if w.up && self.cancel_matters(w.calls[c].requests[a].fate) {
+                    w.wire.push(Message::Cancel(c, a));
+                }
+                Self::fail(w, c, Failure::Timeout);
+            }
+            Step::Receive(c, a) => {
+                let r = &mut w.calls[c].requests[a];
+                r.seen = Seen::Read;
+                if r.fate == Fate::Rejected {
+                    Self::fail(w, c, Failure::ErrorReply);
+                } else {
+                    w.calls[c].phase = CallPhase::Succeeded;
+                }
+            }
+            Step::SeesDisconnect(c, a) => {
+                w.calls[c].requests[a].seen = Seen::Broken;
+                Self::fail(w, c, Failure::Disconnect);
+            }
+            Step::StreamBreak(c, a) => {
+                w.calls[c].requests[a].seen = Seen::Broken;
+                if self.rules.break_cancels && self.cancel_matters(w.calls[c].requests[a].fate) {
+                    w.wire.push(Message::Cancel(c, a));
+                }
+                Self::fail(w, c, Failure::Disconnect);
+            }
+            Step::AskOutcome(c) => return self.ask_outcome(w, c),
+            Step::Retry(c, _) => {
+                let step = w.calls[c].step;
+                self.send(w, c, step);
+            }
+            Step::Rerun(c, _) => {
+                let step = w.calls[c].step + 1;
+                self.send(w, c, step);
+            }
+            Step::StepFails(c) => Self::fail(w, c, Failure::StepError),
+            _ => unreachable!("not a client step: {step}"),
+        }
+        true
+    }
+
+    /// The client asks the outcome of call `c`'s latest key: done (it has its result), still
+    /// running (no answer it can act on: the step does not happen), or unknown (it retries).
+    fn ask_outcome(&self, w: &mut World, c: usize) -> bool {
+        let Some(key) = w.calls[c].requests.last().and_then(|r| r.key) else { return false };
+        if self.completed(w, c, key) {
+            w.calls[c].phase = CallPhase::Succeeded;
+        } else if w.running.contains(&(c, key)) {
+            return false;
+        } else {
+            w.calls[c].asked = true;
+        }
+        true
+    }
+}
+
+impl Model for Reference {
+    type State = World;
+    type Action = Step;
+
+    fn init_states(&self) -> Vec<World> {
+        vec![World::start(self.rules.calls)]
+    }
+
+    fn actions(&self, w: &World, out: &mut Vec<Step>) {
+        self.client_steps(w, out);
+        self.server_steps(w, out);
+    }
+
+    fn next_state(&self, last: &World, step: Step) -> Option<World> {
+        let mut w = last.clone();
+        let done = match step {
+            Step::Call(_)
+            | Step::Timeout(..)
+            | Step::Cancel(..)
+            | Step::Receive(..)
+            | Step::SeesDisconnect(..)
+            | Step::AskOutcome(_)
+            | Step::Retry(..)
+            | Step::StepFails(_)
+            | Step::Rerun(..)
+            | Step::StreamBreak(..) => self.client_step(&mut w, step),
+            _ => self.server_step(&mut w, step),
+        };
+        if !done {
+            return None;
+        }
+        self.wake_held(&mut w);
+        Some(w)
+    }
+
+    fn format_action(&self, step: &Step) -> String {
+        step.to_string()
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::always("goal", |m: &Reference, w: &World| m.goal.fine(m, w))]
+    }
+}

@@ -1,0 +1,44 @@
+//! Every property the reference model checks, in one place, each written from its definition
+//! (`README.md`, the doc comments of `PropertyKind`), and the worst-case goal.
+
+use crate::model::Reference;
+use crate::state::{CallPhase, World};
+use mcp_once_model::PropertyKind;
+
+/// What one run of the reference model looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// A state where this property fails.
+    Violate(PropertyKind),
+    /// A state where one call has at least this many effects.
+    Effects(u8),
+}
+
+impl Goal {
+    /// Whether `w` is not what the run looks for.
+    pub fn fine(self, m: &Reference, w: &World) -> bool {
+        match self {
+            Goal::Violate(p) => holds(p, m, w),
+            Goal::Effects(k) => w.most_effects() < k,
+        }
+    }
+}
+
+/// Whether property `p` holds in `w`.
+pub fn holds(p: PropertyKind, m: &Reference, w: &World) -> bool {
+    let calls = 0..w.calls.len();
+    match p {
+        // No logical call takes effect more than once.
+        PropertyKind::AtMostOnce => w.ledger.iter().all(|n| *n <= 1),
+        // The client never reports, for good, a failure of a call whose effect happened.
+        PropertyKind::NoSilentEffect => calls.into_iter().all(|c| w.ledger[c] == 0 || !m.failed_for_good(w, c)),
+        // A call the client reports as succeeded has its effect in the ledger.
+        PropertyKind::SuccessImpliesEffect => {
+            calls.into_iter().all(|c| w.calls[c].phase != CallPhase::Succeeded || w.ledger[c] >= 1)
+        }
+        // Both of the above.
+        PropertyKind::ExactlyOnce => {
+            holds(PropertyKind::AtMostOnce, m, w) && holds(PropertyKind::SuccessImpliesEffect, m, w)
+        }
+    }
+}

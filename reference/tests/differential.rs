@@ -1,0 +1,187 @@
+//! The reference model against the main model, cell by cell: each property's verdict and
+//! shortest counterexample length, the worst case (the most effects one call reaches) and the
+//! length of a shortest path to it. A disagreement prints both paths.
+//!
+//! Covered: every cell of the default matrix under every built-in profile, under each
+//! cancellation handling (the presets, and the `--cancel before-effect` and `--cancel
+//! interrupts` overrides): with one call all of them; with two calls those whose reference
+//! searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a run,
+//! 20 000 unless set; `scripts/reliability` sets it to 0, no limit, and so compares every
+//! two-call cell). A two-call cell over the limit is named in the output as not compared,
+//! never counted as agreeing.
+//!
+//! Not covered (the reference model does not have them): the tool handlers that ask for input
+//! (multi round-trip requests: `--handler input-*`, `--rounds`), two server instances
+//! (`--instances 2`, `--store`), and so the handler and instance axes of the matrix.
+//!
+//! That the comparison can fail: `a_broken_reference_transition_is_caught` breaks one
+//! transition of the reference model (a key store that runs a duplicate instead of replaying
+//! its record) and sees the comparison disagree. A transition broken in the main model is
+//! caught the same way: both models answer every cell, so a change in the main model's answers
+//! on any covered cell fails `every_one_call_cell_agrees`.
+
+use mcp_once_model::catalogue::{builtin_profiles, matrix_with_cancel};
+use mcp_once_model::{explore, Cancellation, Config, McpModel, Profile, PropertyKind, Verdict};
+use mcp_once_reference::{check, Answer, Sabotage};
+
+/// The cells compared: the default matrix, under each cancellation handling, with `calls`.
+fn cells(calls: u8) -> Vec<(Config, Profile)> {
+    let profiles = builtin_profiles();
+    let cancels = [Cancellation::Ignores, Cancellation::BeforeEffect, Cancellation::Interrupts];
+    let mut out: Vec<(Config, Profile)> = Vec::new();
+    for mut config in matrix_with_cancel(&profiles, &cancels) {
+        config.bounds.calls = calls;
+        let profile = profiles.iter().find(|p| p.name == config.profile).expect("a built-in profile").clone();
+        // A cell the main model does not apply (outside its profile, meaningless) is no cell.
+        if McpModel::new(config.clone(), profile.clone()).is_ok() && !out.iter().any(|(c, _)| *c == config) {
+            out.push((config, profile));
+        }
+    }
+    out
+}
+
+/// How a comparison of one cell ended.
+enum Outcome {
+    /// Both models give the same answers: this many counterexamples (of the four properties)
+    /// had the same length, and the worst case had this many effects.
+    Agree { violated: usize, worst: u8 },
+    /// The reference model reached its limit before it could answer.
+    OverLimit,
+}
+
+/// Compare the two models on one cell: `Err` with both paths where they disagree.
+fn compare(config: &Config, profile: &Profile, limit: usize, sabotage: Option<Sabotage>) -> Result<Outcome, String> {
+    let Some(theirs) = check(config, profile, limit, sabotage) else { return Ok(Outcome::OverLimit) };
+    let main = McpModel::new(config.clone(), profile.clone()).expect("an applicable cell");
+    let ours = explore(&main, PropertyKind::ALL);
+    let mut problems = Vec::new();
+    for (result, (property, answer)) in ours.results.iter().zip(&theirs.answers) {
+        assert_eq!(result.property, *property);
+        let main_path = result.counterexample.as_ref().map(|c| c.actions.iter().map(|a| a.to_string()).collect());
+        let ref_path = match answer {
+            Answer::Violated(path) => Some(path.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            _ => None,
+        };
+        let verdicts_agree = (result.verdict == Verdict::Violated) == ref_path.is_some();
+        let lengths_agree = main_path.as_ref().map(Vec::len) == ref_path.as_ref().map(Vec::len);
+        if !verdicts_agree || !lengths_agree {
+            problems.push(both(&format!("{property}"), main_path, ref_path));
+        }
+    }
+    let (worst, worst_path) = theirs.worst;
+    let main_worst = ours.worst.trace.as_ref().map(|c| c.actions.iter().map(|a| a.to_string()).collect());
+    let ref_worst = worst_path.map(|p| p.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    if ours.worst.effects != worst || main_worst.as_ref().map(Vec::len) != ref_worst.as_ref().map(Vec::len) {
+        let what = format!("worst case: main {} effects, reference {worst}", ours.worst.effects);
+        problems.push(both(&what, main_worst, ref_worst));
+    }
+    if problems.is_empty() {
+        let violated = ours.results.iter().filter(|r| r.verdict == Verdict::Violated).count();
+        Ok(Outcome::Agree { violated, worst })
+    } else {
+        Err(format!("{config}\n{}", problems.join("\n")))
+    }
+}
+
+/// Both paths of one disagreement, step by step.
+fn both(what: &str, main: Option<Vec<String>>, reference: Option<Vec<String>>) -> String {
+    let show = |p: Option<Vec<String>>| match p {
+        None => "  (none)".to_string(),
+        Some(p) => p.iter().enumerate().map(|(i, s)| format!("  {:>2}. {s}", i + 1)).collect::<Vec<_>>().join("\n"),
+    };
+    format!("- {what}\n main model:\n{}\n reference model:\n{}", show(main), show(reference))
+}
+
+/// The state limit of a reference run on a two-call cell (0: none).
+fn two_call_limit() -> usize {
+    match std::env::var("MCP_ONCE_REFERENCE_LIMIT") {
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(0) => usize::MAX,
+            Ok(n) => n,
+            Err(_) => panic!("MCP_ONCE_REFERENCE_LIMIT={v}: not a number of states"),
+        },
+        Err(_) => 20_000,
+    }
+}
+
+/// Compare every cell of `cells`, print what was compared, and fail on any disagreement.
+fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> (usize, Vec<String>) {
+    let (mut agree, mut over, mut disagree) = (0, Vec::new(), Vec::new());
+    let (mut violated, mut worst_effects) = (0, [0usize; 4]);
+    let started = std::time::Instant::now();
+    for (config, profile) in cells {
+        let cell_started = std::time::Instant::now();
+        let outcome = compare(config, profile, limit, None);
+        if cell_started.elapsed().as_secs() >= 10 {
+            println!("  {config}: {:.0}s", cell_started.elapsed().as_secs_f64());
+        }
+        match outcome {
+            Ok(Outcome::Agree { violated: v, worst }) => {
+                agree += 1;
+                violated += v;
+                worst_effects[usize::from(worst.min(3))] += 1;
+            }
+            Ok(Outcome::OverLimit) => over.push(config.to_string()),
+            Err(e) => disagree.push(e),
+        }
+    }
+    println!(
+        "{what} ({:.0}s): {} cells, {agree} agree, {} over the limit, {} disagree",
+        started.elapsed().as_secs_f64(),
+        cells.len(),
+        over.len(),
+        disagree.len()
+    );
+    println!(
+        "  agreeing cells: {violated} shortest counterexamples of equal length; worst case 0/1/2/3+ effects: {worst_effects:?}"
+    );
+    for c in &over {
+        println!("  not compared (over the limit): {c}");
+    }
+    assert!(disagree.is_empty(), "{} of {} cells disagree:\n{}", disagree.len(), cells.len(), disagree.join("\n\n"));
+    (agree, over)
+}
+
+#[test]
+fn every_one_call_cell_agrees() {
+    let cells = cells(1);
+    let (agree, over) = compare_all(&cells, usize::MAX, "one call");
+    assert!(over.is_empty());
+    assert_eq!(agree, cells.len());
+}
+
+/// The two-call cells chosen by `MCP_ONCE_REFERENCE_CELLS` (cells whose flags contain one of
+/// its comma-separated parts), or all.
+fn chosen(cells: Vec<(Config, Profile)>) -> Vec<(Config, Profile)> {
+    let Ok(wanted) = std::env::var("MCP_ONCE_REFERENCE_CELLS") else { return cells };
+    let parts: Vec<&str> = wanted.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let cells: Vec<_> = cells.into_iter().filter(|(c, _)| parts.iter().any(|p| c.to_string().contains(p))).collect();
+    assert!(!cells.is_empty(), "MCP_ONCE_REFERENCE_CELLS={wanted}: no two-call cell matches");
+    cells
+}
+
+#[test]
+fn two_call_cells_under_the_limit_agree() {
+    let cells = chosen(cells(2));
+    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls");
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call cell compared");
+}
+
+#[test]
+fn a_broken_reference_transition_is_caught() {
+    let profile = Profile::load("sep-3182").unwrap();
+    let keyed = cells(1)
+        .into_iter()
+        .filter(|(c, _)| c.profile == profile.name && c.server == mcp_once_model::ServerImpl::KeyDurable)
+        .collect::<Vec<_>>();
+    assert!(!keyed.is_empty());
+    let caught = keyed
+        .iter()
+        .filter(|(config, profile)| {
+            compare(config, profile, usize::MAX, Some(Sabotage::KeyStoreRunsDuplicates)).is_err()
+        })
+        .count();
+    println!("a key store that runs duplicates: {caught} of {} key-durable cells disagree", keyed.len());
+    assert!(caught > 0, "no cell tells a key store that runs duplicates from one that replays");
+}
