@@ -1,11 +1,12 @@
 //! The reference model as a stateright [`Model`]: the steps each state offers, and what each
 //! does. The client's half is here, the server's in `server.rs`.
 
-use crate::property::Goal;
-use crate::rules::{Failure, Rules};
-use crate::state::{CallPhase, Fate, LogicalCall, Message, Request, Seen, World};
+use crate::property::{holds, Goal};
+use crate::rules::Rules;
+use crate::state::{CallPhase, Failure, Fate, LogicalCall, Message, Request, Seen, World};
 use mcp_once_model::config::KeyLifetime;
 use mcp_once_model::profile::IdScope;
+use mcp_once_model::PropertyKind;
 use stateright::{Model, Property};
 use std::fmt;
 
@@ -101,26 +102,6 @@ pub enum Sabotage {
 }
 
 impl Reference {
-    /// The number of retries call `c` has used.
-    fn retries_used(w: &World, c: usize) -> usize {
-        w.calls[c].requests.len().saturating_sub(1)
-    }
-
-    /// Whether call `c` may still be sent again, by the client or by its framework.
-    pub fn may_retry(&self, w: &World, c: usize) -> bool {
-        match w.calls[c].phase {
-            CallPhase::Failed(why) if Self::retries_used(w, c) < self.rules.retries => {
-                self.rules.framework() || self.rules.client_retries_after(why)
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether call `c` is reported failed, for good.
-    pub fn failed_for_good(&self, w: &World, c: usize) -> bool {
-        matches!(w.calls[c].phase, CallPhase::Failed(_)) && !self.may_retry(w, c)
-    }
-
     /// The id the next attempt of call `c` carries.
     fn new_id(&self, w: &World, c: usize) -> u8 {
         if self.rules.same_id {
@@ -193,7 +174,7 @@ impl Reference {
                     out.push(Step::Timeout(c, a));
                 }
                 CallPhase::Cancelling => out.push(Step::Cancel(c, a)),
-                CallPhase::Failed(_) if self.may_retry(w, c) => {
+                CallPhase::Failed(_) if self.rules.may_retry(w, c) => {
                     if self.rules.framework() {
                         out.push(Step::Rerun(c, a + 1));
                     } else if self.rules.queries() && !call.asked {
@@ -323,6 +304,34 @@ impl Model for Reference {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        vec![Property::always("goal", |m: &Reference, w: &World| m.goal.fine(m, w))]
+        match self.goal {
+            Goal::Survey => survey(),
+            _ => vec![Property::always("goal", |m: &Reference, w: &World| m.goal.fine(&m.rules, w))],
+        }
     }
+}
+
+/// The properties of a [`Goal::Survey`] run: each property under its own name, then
+/// `effects-K` for K from 1 to [`crate::property::SURVEYED_EFFECTS`] (fails where a call has
+/// K effects).
+fn survey() -> Vec<Property<Reference>> {
+    vec![
+        Property::always("at-most-once", |m: &Reference, w: &World| holds(PropertyKind::AtMostOnce, &m.rules, w)),
+        Property::always("no-silent-effect", |m: &Reference, w: &World| {
+            holds(PropertyKind::NoSilentEffect, &m.rules, w)
+        }),
+        Property::always("success-implies-effect", |m: &Reference, w: &World| {
+            holds(PropertyKind::SuccessImpliesEffect, &m.rules, w)
+        }),
+        Property::always("exactly-once", |m: &Reference, w: &World| holds(PropertyKind::ExactlyOnce, &m.rules, w)),
+        Property::always("effects-1", |_: &Reference, w: &World| w.most_effects() < 1),
+        Property::always("effects-2", |_: &Reference, w: &World| w.most_effects() < 2),
+        Property::always("effects-3", |_: &Reference, w: &World| w.most_effects() < 3),
+        Property::always("effects-4", |_: &Reference, w: &World| w.most_effects() < 4),
+    ]
+}
+
+/// How many properties a [`Goal::Survey`] run checks.
+pub(crate) fn survey_len() -> usize {
+    survey().len()
 }

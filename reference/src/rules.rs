@@ -1,23 +1,11 @@
 //! What the reference model reads from a cell: its parameters and the profile's knobs, turned
 //! into plain facts once, each from the knob table of `specs/README.md`.
 
+use crate::state::{CallPhase, Failure, World};
 use mcp_once_model::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
 use mcp_once_model::profile::{
     HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, Retention, RetryHorizon, RetryId, StdioCancel,
 };
-
-/// Why the latest attempt of a call failed, as far as a client policy tells failures apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Failure {
-    /// The client stopped waiting.
-    Timeout,
-    /// The connection closed, or the response stream broke.
-    Disconnect,
-    /// The server answered with an error.
-    ErrorReply,
-    /// The step around the call failed after the call returned.
-    StepError,
-}
 
 /// Everything the reference model's transitions read, fixed for one cell.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +84,20 @@ impl Rules {
             ClientPolicy::RetryOnDisconnect => failure == Failure::Disconnect,
             ClientPolicy::RetryAny => failure != Failure::StepError,
         }
+    }
+
+    /// Whether call `c` may still be sent again, by the client or by its framework.
+    pub fn may_retry(&self, w: &World, c: usize) -> bool {
+        let retries_used = w.calls[c].requests.len().saturating_sub(1);
+        match w.calls[c].phase {
+            CallPhase::Failed(why) if retries_used < self.retries => self.framework() || self.client_retries_after(why),
+            _ => false,
+        }
+    }
+
+    /// Whether call `c` is reported failed, for good.
+    pub fn failed_for_good(&self, w: &World, c: usize) -> bool {
+        matches!(w.calls[c].phase, CallPhase::Failed(_)) && !self.may_retry(w, c)
     }
 
     /// Whether the framework around the client re-runs the step (and so the call).

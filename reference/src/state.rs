@@ -1,8 +1,20 @@
 //! The reference model's state, in full: plain structs, vectors and sets, compared and hashed
 //! field by field (no packed view, nothing left out, no order made canonical).
 
-pub use crate::rules::Failure;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Why the latest attempt of a call failed, as far as a client policy tells failures apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Failure {
+    /// The client stopped waiting.
+    Timeout,
+    /// The connection closed, or the response stream broke.
+    Disconnect,
+    /// The server answered with an error.
+    ErrorReply,
+    /// The step around the call failed after the call returned.
+    StepError,
+}
 
 /// Where a logical call stands, as the client sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
