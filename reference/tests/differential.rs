@@ -6,9 +6,9 @@
 //! cancellation handling (the presets, and the `--cancel before-effect` and `--cancel
 //! interrupts` overrides): with one call all of them; with two calls those whose reference
 //! searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a run,
-//! 20 000 unless set; `scripts/reliability` sets it to 0, no limit, and so compares every
-//! two-call cell). A two-call cell over the limit is named in the output as not compared,
-//! never counted as agreeing.
+//! 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
+//! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B). A two-call cell
+//! over the limit is named in the output as not compared, never counted as agreeing.
 //!
 //! Not covered (the reference model does not have them): the tool handlers that ask for input
 //! (multi round-trip requests: `--handler input-*`, `--rounds`), two server instances
@@ -44,7 +44,7 @@ fn cells(calls: u8) -> Vec<(Config, Profile)> {
 enum Outcome {
     /// Both models give the same answers: this many counterexamples (of the four properties)
     /// had the same length, and the worst case had this many effects.
-    Agree { violated: usize, worst: u8 },
+    Agree { violated: usize, worst: u8, states: usize },
     /// The reference model reached its limit before it could answer.
     OverLimit,
 }
@@ -77,7 +77,7 @@ fn compare(config: &Config, profile: &Profile, limit: usize, sabotage: Option<Sa
     }
     if problems.is_empty() {
         let violated = ours.results.iter().filter(|r| r.verdict == Verdict::Violated).count();
-        Ok(Outcome::Agree { violated, worst })
+        Ok(Outcome::Agree { violated, worst, states: theirs.states })
     } else {
         Err(format!("{config}\n{}", problems.join("\n")))
     }
@@ -112,17 +112,24 @@ fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> (usize,
     for (config, profile) in cells {
         let cell_started = std::time::Instant::now();
         let outcome = compare(config, profile, limit, None);
-        if cell_started.elapsed().as_secs() >= 10 {
-            println!("  {config}: {:.0}s", cell_started.elapsed().as_secs_f64());
+        if let (true, Ok(Outcome::Agree { states, .. })) = (cell_started.elapsed().as_secs() >= 10, &outcome) {
+            println!("  {config}: {:.0}s, {states} reference states", cell_started.elapsed().as_secs_f64());
         }
         match outcome {
-            Ok(Outcome::Agree { violated: v, worst }) => {
+            Ok(Outcome::Agree { violated: v, worst, .. }) => {
                 agree += 1;
                 violated += v;
                 worst_effects[usize::from(worst.min(3))] += 1;
             }
             Ok(Outcome::OverLimit) => over.push(config.to_string()),
-            Err(e) => disagree.push(e),
+            Err(e) => {
+                println!("DISAGREE {e}");
+                disagree.push(e)
+            }
+        }
+        let done = agree + over.len() + disagree.len();
+        if done % 100 == 0 {
+            println!("  ... {done} of {} cells compared or over the limit", cells.len());
         }
     }
     println!(
