@@ -10,9 +10,10 @@
 //! ([`property`]), and it is searched by stateright's own breadth-first checker ([`check`]).
 //! `tests/differential.rs` runs both models on the same cells and compares their answers.
 //!
-//! What it covers: one server instance, the `effect-only` handler (no multi round-trip
-//! requests), every transport, client policy, key lifetime, server preset and cancellation
-//! handling, under every built-in profile.
+//! What it covers: the `effect-only` handler (no multi round-trip requests), one server
+//! instance or two behind a load balancer (with a shared store or one each), every transport,
+//! client policy, key lifetime, server preset and cancellation handling, under every built-in
+//! profile.
 //!
 //! Where the documents do not say the semantics, and the main model's code was read to learn
 //! what it is meant to be (each a gap in the documentation, listed as a finding):

@@ -34,8 +34,8 @@ pub enum Step {
     Rerun(usize, usize),
     /// The response stream of attempt `a` breaks.
     StreamBreak(usize, usize),
-    /// The server reads the request of attempt `a`.
-    Read(usize, usize),
+    /// Instance `i` reads the request of attempt `a` (the load balancer's choice).
+    Read(usize, usize, usize),
     /// The server reads the cancellation of attempt `a`.
     ReadCancel(usize, usize),
     /// The tool takes its effect for attempt `a`.
@@ -44,10 +44,10 @@ pub enum Step {
     StoreKey(usize, usize),
     /// The server writes the success of attempt `a`.
     Respond(usize, usize),
-    /// The server process is killed.
-    Crash,
-    /// The server process is started again.
-    Restart,
+    /// Instance `i`'s process is killed.
+    Crash(usize),
+    /// Instance `i`'s process is started again.
+    Restart(usize),
     /// The record of call `c`'s key `k` leaves the retention window.
     Expire(usize, u8),
 }
@@ -66,13 +66,16 @@ impl fmt::Display for Step {
             StepFails(c) => ("StepFails", Some(c), None),
             Rerun(c, a) => ("FrameworkRetry", Some(c), Some(a)),
             StreamBreak(c, a) => ("StreamBreak", Some(c), Some(a)),
-            Read(c, a) => ("ServerReceive", Some(c), Some(a)),
+            Read(c, a, 0) => ("ServerReceive", Some(c), Some(a)),
+            Read(c, a, i) => return write!(f, "ServerReceive(call {c}, attempt {a}, instance {i})"),
             ReadCancel(c, a) => ("ServerReceiveCancel", Some(c), Some(a)),
             Commit(c, a) => ("ServerCommit", Some(c), Some(a)),
             StoreKey(c, a) => ("ServerStoreKey", Some(c), Some(a)),
             Respond(c, a) => ("ServerRespond", Some(c), Some(a)),
-            Crash => ("ServerCrash", None, None),
-            Restart => ("ServerRestart", None, None),
+            Crash(0) => ("ServerCrash", None, None),
+            Restart(0) => ("ServerRestart", None, None),
+            Crash(i) => return write!(f, "ServerCrash(instance {i})"),
+            Restart(i) => return write!(f, "ServerRestart(instance {i})"),
             Expire(c, k) => return write!(f, "KeyExpires(call {c}, key {k})"),
         };
         match (call, attempt) {
@@ -135,12 +138,13 @@ impl Reference {
         }
         let key = self.new_key(w, c, step);
         // A request written to a server that is down fails at once: nothing reads it.
-        let fate = if w.up { Fate::InTransit } else { Fate::Lost };
+        let up = w.any_up();
+        let fate = if up { Fate::InTransit } else { Fate::Lost };
         let call = &mut w.calls[c];
-        if w.up {
+        if up {
             w.wire.push(Message::Request(c, call.requests.len()));
         }
-        call.requests.push(Request { id, key, seen: Seen::Waiting, fate });
+        call.requests.push(Request { id, key, seen: Seen::Waiting, fate, instance: 0 });
         *call =
             LogicalCall { phase: CallPhase::Waiting, step, asked: false, requests: std::mem::take(&mut call.requests) };
     }
@@ -179,7 +183,7 @@ impl Reference {
                         out.push(Step::Rerun(c, a + 1));
                     } else if self.rules.queries() && !call.asked {
                         // Over stdio the query waits behind what the pipe still carries.
-                        if w.up && (!self.rules.stdio || w.wire.is_empty()) {
+                        if w.any_up() && (!self.rules.stdio || w.wire.is_empty()) {
                             out.push(Step::AskOutcome(c));
                         }
                     } else {
@@ -209,7 +213,7 @@ impl Reference {
                 }
             }
             Step::Cancel(c, a) => {
-                if w.up && self.cancel_matters(w.calls[c].requests[a].fate) {
+                if w.any_up() && self.cancel_matters(w.calls[c].requests[a].fate) {
                     w.wire.push(Message::Cancel(c, a));
                 }
                 Self::fail(w, c, Failure::Timeout);
@@ -249,13 +253,14 @@ impl Reference {
         true
     }
 
-    /// The client asks the outcome of call `c`'s latest key: done (it has its result), still
-    /// running (no answer it can act on: the step does not happen), or unknown (it retries).
+    /// The client asks the outcome of call `c`'s latest key, of any running instance, which
+    /// answers from the one store: done (it has its result), still running (no answer it can
+    /// act on: the step does not happen), or unknown (it retries).
     fn ask_outcome(&self, w: &mut World, c: usize) -> bool {
         let Some(key) = w.calls[c].requests.last().and_then(|r| r.key) else { return false };
-        if self.completed(w, c, key) {
+        if self.completed(w, 0, c, key) {
             w.calls[c].phase = CallPhase::Succeeded;
-        } else if w.running.contains(&(c, key)) {
+        } else if w.running.contains(&(0, c, key)) {
             return false;
         } else {
             w.calls[c].asked = true;
@@ -269,7 +274,7 @@ impl Model for Reference {
     type Action = Step;
 
     fn init_states(&self) -> Vec<World> {
-        vec![World::start(self.rules.calls)]
+        vec![World::start(self.rules.calls, self.rules.instances)]
     }
 
     fn actions(&self, w: &World, out: &mut Vec<Step>) {

@@ -2,7 +2,7 @@
 //! into plain facts once, each from the knob table of `specs/README.md`.
 
 use crate::state::{CallPhase, Failure, World};
-use mcp_once_model::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, Transport};
+use mcp_once_model::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, StoreScope, Transport};
 use mcp_once_model::profile::{
     HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, Retention, RetryHorizon, RetryId, StdioCancel,
 };
@@ -16,6 +16,10 @@ pub struct Rules {
     pub retries: usize,
     /// Server crashes in one run.
     pub crashes: u8,
+    /// Server instances behind the load balancer (1 or 2).
+    pub instances: usize,
+    /// Each instance keeps a store of its own (else one store, shared, or one instance).
+    pub own_stores: bool,
     /// Stdio: one ordered pipe (else HTTP, one stream per request, read in any order).
     pub stdio: bool,
     /// The client policy.
@@ -55,6 +59,13 @@ impl Rules {
             calls: config.bounds.calls as usize,
             retries: config.bounds.retries as usize,
             crashes: config.bounds.crashes,
+            instances: config.deployment.instances as usize,
+            own_stores: config.deployment.instances > 1
+                && config.deployment.store.unwrap_or(match config.server {
+                    // The in-memory stores live in each process; the others outside them.
+                    ServerImpl::DedupById | ServerImpl::KeyVolatile => StoreScope::PerInstance,
+                    _ => StoreScope::Shared,
+                }) == StoreScope::PerInstance,
             stdio: !http,
             client: config.client,
             key: config.key,
@@ -103,6 +114,15 @@ impl Rules {
     /// Whether the framework around the client re-runs the step (and so the call).
     pub fn framework(&self) -> bool {
         self.client == ClientPolicy::FrameworkRetry
+    }
+
+    /// The store instance `i` reads and writes.
+    pub fn store_of(&self, i: usize) -> usize {
+        if self.own_stores {
+            i
+        } else {
+            0
+        }
     }
 
     /// Whether the server keeps idempotency-key records.

@@ -19,43 +19,49 @@ impl Reference {
         }
     }
 
-    /// Whether the store holds a completed record of call `c`'s key `key`.
-    pub(crate) fn completed(&self, w: &World, c: usize, key: u8) -> bool {
+    /// Whether store `st` holds a completed record of call `c`'s key `key`.
+    pub(crate) fn completed(&self, w: &World, st: usize, c: usize, key: u8) -> bool {
         match self.rules.server {
-            ServerImpl::KeyVolatile => w.volatile.contains(&(c, key)),
+            ServerImpl::KeyVolatile => w.volatile.contains(&(st, c, key)),
             ServerImpl::KeyDurable
             | ServerImpl::KeyAfterEffect
             | ServerImpl::KeyExpiring
-            | ServerImpl::ValidatesTaskId => w.durable.contains(&(c, key)),
+            | ServerImpl::ValidatesTaskId => w.durable.contains(&(st, c, key)),
             _ => false,
         }
     }
 
     /// Whether message `i` on the wire can be read now: the first on stdio, any on HTTP; a
-    /// cancellation never before its own request.
+    /// cancellation never before its own request, and only by the instance holding it.
     fn readable(&self, w: &World, i: usize) -> bool {
         if self.rules.stdio && i != 0 {
             return false;
         }
         match w.wire[i] {
-            Message::Cancel(c, a) => !w.wire.contains(&Message::Request(c, a)),
+            Message::Cancel(c, a) => !w.wire.contains(&Message::Request(c, a)) && w.up[w.calls[c].requests[a].instance],
             Message::Request(..) => true,
         }
     }
 
     /// The server's (and the environment's) steps in `w`.
     pub(crate) fn server_steps(&self, w: &World, out: &mut Vec<Step>) {
-        if w.up {
+        if w.any_up() {
             for (i, m) in w.wire.iter().enumerate() {
                 if self.readable(w, i) {
-                    out.push(match *m {
-                        Message::Request(c, a) => Step::Read(c, a),
-                        Message::Cancel(c, a) => Step::ReadCancel(c, a),
-                    });
+                    match *m {
+                        // The load balancer sends a request to any running instance.
+                        Message::Request(c, a) => {
+                            out.extend((0..self.rules.instances).filter(|n| w.up[*n]).map(|n| Step::Read(c, a, n)))
+                        }
+                        Message::Cancel(c, a) => out.push(Step::ReadCancel(c, a)),
+                    }
                 }
             }
             for (c, call) in w.calls.iter().enumerate() {
                 for (a, r) in call.requests.iter().enumerate() {
+                    if !w.up[r.instance] {
+                        continue;
+                    }
                     match r.fate {
                         Fate::Running => out.push(Step::Commit(c, a)),
                         Fate::EffectOnly => out.push(Step::StoreKey(c, a)),
@@ -64,22 +70,25 @@ impl Reference {
                     }
                 }
             }
-            if w.crashes < self.rules.crashes {
-                out.push(Step::Crash);
+        }
+        for i in 0..self.rules.instances {
+            if !w.up[i] {
+                out.push(Step::Restart(i));
+            } else if w.crashes < self.rules.crashes {
+                out.push(Step::Crash(i));
             }
-        } else {
-            out.push(Step::Restart);
         }
         if self.rules.expiry {
-            out.extend(w.durable.iter().map(|(c, k)| Step::Expire(*c, *k)));
+            out.extend(w.durable.iter().filter(|(st, ..)| *st == 0).map(|(_, c, k)| Step::Expire(*c, *k)));
         }
     }
 
     /// Take a server or environment step.
     pub(crate) fn server_step(&self, w: &mut World, step: Step) -> bool {
         match step {
-            Step::Read(c, a) => {
+            Step::Read(c, a, i) => {
                 w.wire.retain(|m| *m != Message::Request(c, a));
+                w.calls[c].requests[a].instance = i;
                 self.read_request(w, c, a);
             }
             Step::ReadCancel(c, a) => {
@@ -88,18 +97,21 @@ impl Reference {
             }
             Step::Commit(c, a) => self.commit(w, c, a),
             Step::StoreKey(c, a) => {
-                let key = w.calls[c].requests[a].key.expect("a key to store");
-                self.record(w, c, key);
+                let r = w.calls[c].requests[a];
+                self.record(w, self.rules.store_of(r.instance), c, r.key.expect("a key to store"));
                 w.calls[c].requests[a].fate = Fate::Done;
             }
             Step::Respond(c, a) => w.calls[c].requests[a].fate = Fate::Answered,
-            Step::Crash => self.crash(w),
-            Step::Restart => {
-                w.up = true;
-                w.counter = 1;
+            Step::Crash(i) => self.crash(w, i),
+            Step::Restart(i) => {
+                // A new session only when the whole server was down.
+                if !w.any_up() {
+                    w.counter = 1;
+                }
+                w.up[i] = true;
             }
             Step::Expire(c, k) => {
-                w.durable.remove(&(c, k));
+                w.durable.remove(&(0, c, k));
             }
             _ => unreachable!("not a server step: {step}"),
         }
@@ -110,18 +122,19 @@ impl Reference {
     /// whether it runs, is answered from a record, waits, or is rejected.
     fn read_request(&self, w: &mut World, c: usize, a: usize) {
         let r = w.calls[c].requests[a];
+        let st = self.rules.store_of(r.instance);
         let fate = if self.rules.ids() {
-            match w.id_table.get(&r.id) {
+            match w.id_table.get(&(st, r.id)) {
                 None => {
-                    w.id_table.insert(r.id, IdEntry { completed: false });
+                    w.id_table.insert((st, r.id), IdEntry { completed: false });
                     Fate::Running
                 }
                 Some(IdEntry { completed: false }) => Fate::Rejected,
                 Some(IdEntry { completed: true }) => Fate::Replayed,
             }
         } else if let (true, Some(key)) = (self.rules.keys(), r.key) {
-            let running = w.running.contains(&(c, key));
-            let done = self.completed(w, c, key) && self.sabotage != Some(Sabotage::KeyStoreRunsDuplicates);
+            let running = w.running.contains(&(st, c, key));
+            let done = self.completed(w, st, c, key) && self.sabotage != Some(Sabotage::KeyStoreRunsDuplicates);
             let dedup = self.rules.semantics == KeySemantics::Dedup;
             if self.rules.server == ServerImpl::ValidatesTaskId && (running || done) {
                 Fate::Rejected
@@ -132,7 +145,7 @@ impl Reference {
             } else if dedup && running && self.rules.in_progress == InProgress::Wait {
                 Fate::Held
             } else {
-                w.running.insert((c, key));
+                w.running.insert((st, c, key));
                 Fate::Running
             }
         } else {
@@ -154,11 +167,12 @@ impl Reference {
             _ => Fate::Interrupted,
         };
         let task_record = self.rules.server == ServerImpl::ValidatesTaskId;
+        let st = self.rules.store_of(r.instance);
         if let (Some(key), false, false) = (r.key, r.fate == Fate::Held, task_record) {
-            w.running.remove(&(c, key));
+            w.running.remove(&(st, c, key));
         }
         if r.fate == Fate::Running && self.rules.ids() {
-            w.id_table.remove(&r.id);
+            w.id_table.remove(&(st, r.id));
         }
     }
 
@@ -167,48 +181,64 @@ impl Reference {
     fn commit(&self, w: &mut World, c: usize, a: usize) {
         w.ledger[c] += 1;
         let r = w.calls[c].requests[a];
+        let st = self.rules.store_of(r.instance);
         let mut fate = Fate::Done;
         if self.rules.ids() {
-            w.id_table.insert(r.id, IdEntry { completed: true });
+            w.id_table.insert((st, r.id), IdEntry { completed: true });
         } else if let (true, Some(key)) = (self.rules.keys(), r.key) {
             if self.rules.server == ServerImpl::KeyAfterEffect {
                 fate = Fate::EffectOnly;
             } else {
-                self.record(w, c, key);
+                self.record(w, st, c, key);
             }
         }
         w.calls[c].requests[a].fate = fate;
     }
 
-    /// The completed record of call `c`'s key `key` is written; the key no longer runs.
-    fn record(&self, w: &mut World, c: usize, key: u8) {
-        w.running.remove(&(c, key));
+    /// The completed record of call `c`'s key `key` is written in store `st`; the key no
+    /// longer runs.
+    fn record(&self, w: &mut World, st: usize, c: usize, key: u8) {
+        w.running.remove(&(st, c, key));
         if self.rules.server == ServerImpl::KeyVolatile {
-            w.volatile.insert((c, key));
+            w.volatile.insert((st, c, key));
         } else {
-            w.durable.insert((c, key));
+            w.durable.insert((st, c, key));
         }
     }
 
-    /// The process is killed: what it holds in memory is lost (requests, in-progress marks,
-    /// in-memory records and id tables), and so are the requests still in transit.
-    fn crash(&self, w: &mut World) {
-        w.up = false;
+    /// Instance `i`'s process is killed: what it holds in memory is lost (its requests, the
+    /// in-progress marks of the keys they run, in a shared store too, its in-memory records
+    /// and id table). The requests in transit go to another instance, and are lost only when
+    /// none is left; so are the cancellations of the requests it held.
+    fn crash(&self, w: &mut World, i: usize) {
+        w.up[i] = false;
         w.crashes += 1;
-        for call in &mut w.calls {
+        let none_left = !w.any_up();
+        let own = self.rules.store_of(i);
+        let task_records = self.rules.server == ServerImpl::ValidatesTaskId;
+        for (c, call) in w.calls.iter_mut().enumerate() {
             for r in &mut call.requests {
-                if r.fate.held_in_memory() || r.fate == Fate::InTransit {
+                let held = r.fate.held_in_memory() && r.instance == i;
+                if let (true, Some(key), false, false) = (held, r.key, r.fate == Fate::Held, task_records) {
+                    w.running.remove(&(own, c, key));
+                }
+                if held || (r.fate == Fate::InTransit && none_left) {
                     r.fate = Fate::Lost;
                 }
             }
         }
-        w.wire.clear();
-        if self.rules.server != ServerImpl::ValidatesTaskId {
-            w.running.clear();
+        if none_left {
+            w.wire.clear();
+        } else {
+            let calls = &w.calls;
+            w.wire.retain(|m| !matches!(*m, Message::Cancel(c, a) if calls[c].requests[a].fate == Fate::Lost));
         }
-        w.volatile.clear();
+        if !task_records && (self.rules.own_stores || none_left) {
+            w.running.retain(|(st, ..)| *st != own);
+        }
+        w.volatile.retain(|(st, ..)| *st != own);
         if self.rules.server != ServerImpl::DedupByIdDurable {
-            w.id_table.clear();
+            w.id_table.retain(|(st, _), _| *st != own);
         }
     }
 
@@ -223,10 +253,11 @@ impl Reference {
             for a in 0..w.calls[c].requests.len() {
                 let r = w.calls[c].requests[a];
                 let (Fate::Held, Some(key)) = (r.fate, r.key) else { continue };
-                if self.completed(w, c, key) {
+                let st = self.rules.store_of(r.instance);
+                if self.completed(w, st, c, key) {
                     w.calls[c].requests[a].fate = Fate::Replayed;
-                } else if !w.running.contains(&(c, key)) {
-                    w.running.insert((c, key));
+                } else if !w.running.contains(&(st, c, key)) {
+                    w.running.insert((st, c, key));
                     w.calls[c].requests[a].fate = Fate::Running;
                 }
             }

@@ -93,6 +93,8 @@ pub struct Request {
     pub seen: Seen,
     /// The server's side.
     pub fate: Fate,
+    /// The instance that read it (0 until read).
+    pub instance: usize,
 }
 
 /// One logical call.
@@ -131,31 +133,32 @@ pub struct World {
     pub calls: Vec<LogicalCall>,
     /// Messages in flight to the server, in the order sent.
     pub wire: Vec<Message>,
-    /// Whether the server process runs.
-    pub up: bool,
+    /// Whether each server instance's process runs.
+    pub up: Vec<bool>,
     /// Crashes so far.
     pub crashes: u8,
     /// The next id of the session's counter.
     pub counter: u8,
     /// Effects per call: the durable ledger.
     pub ledger: Vec<u8>,
-    /// Completed key records kept durably: (call, key).
-    pub durable: BTreeSet<(usize, u8)>,
-    /// Completed key records kept in memory: (call, key).
-    pub volatile: BTreeSet<(usize, u8)>,
-    /// Keys whose request runs (for `validates-task-id`: tasks created and not completed).
-    pub running: BTreeSet<(usize, u8)>,
-    /// The id table of an id-deduplicating server.
-    pub id_table: BTreeMap<u8, IdEntry>,
+    /// Completed key records kept durably: (store, call, key).
+    pub durable: BTreeSet<(usize, usize, u8)>,
+    /// Completed key records kept in memory: (store, call, key).
+    pub volatile: BTreeSet<(usize, usize, u8)>,
+    /// Keys whose request runs (for `validates-task-id`: tasks created and not completed):
+    /// (store, call, key).
+    pub running: BTreeSet<(usize, usize, u8)>,
+    /// The id tables of an id-deduplicating server: (store, id).
+    pub id_table: BTreeMap<(usize, u8), IdEntry>,
 }
 
 impl World {
-    /// Nothing sent, the server up, nothing recorded.
-    pub fn start(calls: usize) -> World {
+    /// Nothing sent, every instance up, nothing recorded.
+    pub fn start(calls: usize, instances: usize) -> World {
         World {
             calls: vec![LogicalCall { phase: CallPhase::Idle, requests: Vec::new(), step: 0, asked: false }; calls],
             wire: Vec::new(),
-            up: true,
+            up: vec![true; instances],
             crashes: 0,
             counter: 1,
             ledger: vec![0; calls],
@@ -164,6 +167,11 @@ impl World {
             running: BTreeSet::new(),
             id_table: BTreeMap::new(),
         }
+    }
+
+    /// Whether any instance runs.
+    pub fn any_up(&self) -> bool {
+        self.up.iter().any(|u| *u)
     }
 
     /// The most effects any one call has.

@@ -4,15 +4,16 @@
 //!
 //! Covered: every cell of the default matrix under every built-in profile, under each
 //! cancellation handling (the presets, and the `--cancel before-effect` and `--cancel
-//! interrupts` overrides): with one call all of them; with two calls those whose reference
+//! interrupts` overrides), on one server instance and on two (`--instances 2` with the
+//! preset's store, `--store shared` and `--store per-instance`, where they apply): with one call all of them; with two calls those whose reference
 //! searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a run,
 //! 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
 //! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B). A two-call cell
 //! over the limit is named in the output as not compared, never counted as agreeing.
 //!
 //! Not covered (the reference model does not have them): the tool handlers that ask for input
-//! (multi round-trip requests: `--handler input-*`, `--rounds`), two server instances
-//! (`--instances 2`, `--store`), and so the handler and instance axes of the matrix.
+//! (multi round-trip requests: `--handler input-*`, `--rounds`), so the handler axis of the
+//! matrix and the profiles' `idempotency_continuations`.
 //!
 //! That the comparison can fail: `a_broken_reference_transition_is_caught` breaks one
 //! transition of the reference model (a key store that runs a duplicate instead of replaying
@@ -21,15 +22,24 @@
 //! on any covered cell fails `every_one_call_cell_agrees`.
 
 use mcp_once_model::catalogue::{builtin_profiles, matrix_with_cancel};
-use mcp_once_model::{explore, Cancellation, Config, McpModel, Profile, PropertyKind, Verdict};
+use mcp_once_model::{explore, Cancellation, Config, Deployment, McpModel, Profile, PropertyKind, StoreScope, Verdict};
 use mcp_once_reference::{check, Answer, Sabotage};
 
-/// The cells compared: the default matrix, under each cancellation handling, with `calls`.
+/// The cells compared: the default matrix, under each cancellation handling, on one instance
+/// and on two (with the preset's store, a shared one and one each), with `calls`.
 fn cells(calls: u8) -> Vec<(Config, Profile)> {
     let profiles = builtin_profiles();
     let cancels = [Cancellation::Ignores, Cancellation::BeforeEffect, Cancellation::Interrupts];
+    let deployments = [
+        Deployment { instances: 1, store: None },
+        Deployment { instances: 2, store: None },
+        Deployment { instances: 2, store: Some(StoreScope::Shared) },
+        Deployment { instances: 2, store: Some(StoreScope::PerInstance) },
+    ];
     let mut out: Vec<(Config, Profile)> = Vec::new();
-    for mut config in matrix_with_cancel(&profiles, &cancels) {
+    let base = matrix_with_cancel(&profiles, &cancels);
+    for mut config in deployments.iter().flat_map(|d| base.iter().map(|c| Config { deployment: *d, ..c.clone() })) {
+        config = config.normalised();
         config.bounds.calls = calls;
         let profile = profiles.iter().find(|p| p.name == config.profile).expect("a built-in profile").clone();
         // A cell the main model does not apply (outside its profile, meaningless) is no cell.
@@ -129,7 +139,7 @@ fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> (usize,
         }
         let done = agree + over.len() + disagree.len();
         if done % 100 == 0 {
-            println!("  ... {done} of {} cells compared or over the limit", cells.len());
+            println!("  ... {done} of {} cells: {agree} agree, {} over the limit", cells.len(), over.len());
         }
     }
     println!(
