@@ -74,6 +74,10 @@ pub struct ConfigArgs {
     /// Server crashes (0 to 3).
     #[arg(long)]
     pub crashes: Option<u8>,
+    /// Times the server may terminate the client's HTTP session (0 to 2; default 0; needs
+    /// HTTP and a profile with session_termination = server-may-terminate: 2025-11-25).
+    #[arg(long)]
+    pub session_terminations: Option<u8>,
 }
 
 impl ConfigArgs {
@@ -91,6 +95,7 @@ impl ConfigArgs {
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
+            || self.session_terminations.is_some()
     }
 
     /// The configuration, with defaults for what is not given, and its profile.
@@ -111,6 +116,7 @@ impl ConfigArgs {
             .calls(self.calls)
             .retries(self.retries)
             .crashes(self.crashes)
+            .session_terminations(self.session_terminations)
             .build()
             .normalised();
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;

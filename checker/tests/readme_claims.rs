@@ -1,7 +1,7 @@
 //! The README's claims about `check`'s counterexamples, checked against what `check` finds: a
 //! comment above a fenced `mcp-once check` example, or the prose right after an inline
 //! `` `check ...` `` span, that gives a length ("8 steps", "a 9-step counterexample") is that
-//! command's shortest at-most-once counterexample; one that says "no fault" has no broken
+//! command's shortest counterexample of the property it names (at-most-once if none); one that says "no fault" has no broken
 //! stream, timeout or crash in it.
 
 use mcp_once_testkit::{mcp_once, text};
@@ -113,9 +113,11 @@ fn every_length_the_readme_gives_is_the_one_check_finds() {
         }
         let out = mcp_once!().current_dir(root).arg("check").args(&args).output().unwrap();
         let stdout = text(&out.stdout);
+        // The property the claim is about: the one its command names.
+        let property = args.iter().position(|a| a == "--property").map_or("at-most-once", |i| args[i + 1].as_str());
         let found = stdout
             .lines()
-            .find(|l| l.starts_with("at-most-once") && l.contains("VIOLATED"))
+            .find(|l| l.starts_with(property) && l.contains("VIOLATED"))
             .and_then(|l| l.split("shortest counterexample: ").nth(1))
             .and_then(|l| l.split(' ').next())
             .and_then(|n| n.parse::<usize>().ok());

@@ -69,6 +69,10 @@ pub enum Action {
     /// The client answers an input-required result (MRTR) and sends `tools/call` again, with
     /// `inputResponses` and `requestState`, under a new id, as a new attempt.
     ClientContinue { call: u8, attempt: u8 },
+    /// The server terminates the client's HTTP session (2025-11-25): a request in transit under
+    /// the old session id is answered 404 and never runs, and the client's next request opens
+    /// a new session, whose request ids start over.
+    SessionTerminated {},
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -123,6 +127,7 @@ impl Action {
             Action::ServerRestart { .. } => "ServerRestart",
             Action::KeyExpires { .. } => "KeyExpires",
             Action::ClientContinue { .. } => "ClientContinue",
+            Action::SessionTerminated {} => "SessionTerminated",
         }
     }
 
@@ -145,7 +150,10 @@ impl Action {
             | Action::ServerCommit { .. }
             | Action::ServerStoreKey { .. }
             | Action::ServerRespond { .. } => Actor::Server,
-            Action::ServerCrash { .. } | Action::ServerRestart { .. } | Action::KeyExpires { .. } => Actor::Environment,
+            Action::ServerCrash { .. }
+            | Action::ServerRestart { .. }
+            | Action::KeyExpires { .. }
+            | Action::SessionTerminated {} => Actor::Environment,
         }
     }
 
@@ -178,7 +186,8 @@ impl Action {
             | Action::StepFails { .. }
             | Action::ServerCrash { .. }
             | Action::ServerRestart { .. }
-            | Action::KeyExpires { .. } => None,
+            | Action::KeyExpires { .. }
+            | Action::SessionTerminated {} => None,
         }
     }
 }

@@ -3,9 +3,12 @@
 //! or a combination the model does not represent. The last kind is a gap in what the model
 //! covers, not in the spec, and a report says so apart.
 
-use crate::config::{Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport};
+use crate::config::{
+    Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport, MAX_SESSION_TERMINATIONS,
+};
 use crate::profile::{
-    CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, TaskIdValidation,
+    CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, SessionTermination,
+    TaskIdValidation,
 };
 use crate::state::{MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 
@@ -74,6 +77,7 @@ impl Config {
         in_range("--calls", b.calls.into(), 1, MAX_CALLS)?;
         in_range("--retries", b.retries.into(), 0, MAX_ATTEMPTS - 1)?;
         in_range("--crashes", b.crashes.into(), 0, MAX_CRASHES.into())?;
+        self.session_applicable(profile)?;
         let k = &profile.knobs;
         self.deployment_applicable(profile)?;
         let h = self.handler;
@@ -151,6 +155,30 @@ impl Config {
         }
         if self.server == ServerImpl::KeyAfterEffect && k.idempotency_crash_window.value == CrashWindow::Closed {
             return Err(NotApplicable::outside(profile, "requires the key record to be atomic with the effect".into()));
+        }
+        Ok(())
+    }
+
+    /// Whether `--session-terminations` makes sense here: HTTP under a profile with sessions a
+    /// server may end.
+    fn session_applicable(&self, profile: &Profile) -> Result<(), NotApplicable> {
+        let n = self.session_terminations;
+        in_range("--session-terminations", n.into(), 0, MAX_SESSION_TERMINATIONS.into())?;
+        if n == 0 {
+            return Ok(());
+        }
+        if self.transport != Transport::Http {
+            return Err(NotApplicable::Meaningless(format!(
+                "--session-terminations {n} needs --transport http: stdio has no session (the server is the process the client started)"
+            )));
+        }
+        if profile.knobs.session_termination.value == SessionTermination::None {
+            return Err(NotApplicable::outside(
+                profile,
+                format!(
+                    "has no protocol-level session a server could end (knob session_termination = none), so --session-terminations {n} does not arise"
+                ),
+            ));
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ pub struct ConfigBuilder {
     instances: u8,
     store: Option<StoreScope>,
     bounds: Bounds,
+    session_terminations: u8,
 }
 
 impl Config {
@@ -42,6 +43,7 @@ impl Config {
             instances: 1,
             store: None,
             bounds: Bounds::default(),
+            session_terminations: 0,
         }
     }
 }
@@ -109,6 +111,11 @@ impl ConfigBuilder {
         crashes: u8 => bounds.crashes
     );
 
+    setter!(
+        /// How many times the server may terminate the HTTP session.
+        session_terminations: u8 => session_terminations
+    );
+
     /// All three bounds at once.
     pub fn bounds(mut self, bounds: Bounds) -> Self {
         self.bounds = bounds;
@@ -133,6 +140,7 @@ impl ConfigBuilder {
             handler: Handler::new(self.handler, self.rounds),
             deployment: Deployment { instances: self.instances, store: self.store },
             bounds: self.bounds,
+            session_terminations: self.session_terminations,
         }
     }
 }

@@ -18,7 +18,7 @@ pub const STATE_BYTES: usize = MAX_CALLS * 5
     + 1
     + INBOX_CAP
     + MAX_INSTANCES
-    + 1
+    + 2
     + MAX_CALLS
     + 3 * MAX_INSTANCES * MAX_CALLS
     + MAX_INSTANCES * (MAX_IDS + 1);
@@ -48,6 +48,7 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
     s.inbox.msgs.iter().for_each(|m| put(*m));
     s.server.up.iter().for_each(|u| put(*u as u8));
     put(s.server.crashes);
+    put(s.server.session_ends);
     s.ledger.iter().for_each(|b| put(*b));
     for store in [&s.keys_durable, &s.keys_volatile, &s.keys_running] {
         store.iter().flatten().for_each(|b| put(*b));
@@ -86,7 +87,7 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
         *m = next()?;
     }
     s.inbox = inbox;
-    s.server = Server { up: [flag(next()?)?, flag(next()?)?], crashes: next()? };
+    s.server = Server { up: [flag(next()?)?, flag(next()?)?], crashes: next()?, session_ends: next()? };
     for b in &mut s.ledger {
         *b = next()?;
     }
@@ -172,6 +173,7 @@ pub fn encode_action(a: Action) -> [u8; ACTION_BYTES] {
         ServerRestart { instance } => [16, instance, 0],
         KeyExpires { call, key } => [17, call, key],
         ClientContinue { call, attempt } => [18, call, attempt],
+        SessionTerminated {} => [19, 0, 0],
     }
 }
 
@@ -202,6 +204,7 @@ pub fn decode_action([tag, call, attempt]: [u8; ACTION_BYTES]) -> Option<Action>
         16 => ServerRestart { instance: call },
         17 => KeyExpires { call, key: attempt },
         18 => ClientContinue { call, attempt },
+        19 => SessionTerminated {},
         _ => return None,
     })
 }

@@ -270,7 +270,14 @@ pub struct Config {
     pub deployment: Deployment,
     /// Bounds.
     pub bounds: Bounds,
+    /// How many times the server may terminate the client's HTTP session (0 to
+    /// [`MAX_SESSION_TERMINATIONS`]; a bound like `bounds.crashes`, kept here so that
+    /// `Bounds` stays the three every cell has). Default 0.
+    pub session_terminations: u8,
 }
+
+/// Largest number of session terminations the model takes.
+pub const MAX_SESSION_TERMINATIONS: u8 = 2;
 
 /// How a [`Config`] is written to and read from files.
 #[derive(Serialize, Deserialize)]
@@ -289,6 +296,12 @@ struct ConfigFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     store: Option<StoreScope>,
     bounds: Bounds,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    session_terminations: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 fn one() -> u8 {
@@ -319,6 +332,7 @@ impl From<Config> for ConfigFile {
             instances: c.deployment.instances,
             store,
             bounds: c.bounds,
+            session_terminations: c.session_terminations,
         }
     }
 }
@@ -335,6 +349,7 @@ impl From<ConfigFile> for Config {
             handler: f.handler,
             deployment: Deployment { instances: f.instances, store: f.store },
             bounds: f.bounds,
+            session_terminations: f.session_terminations,
         }
         .normalised()
     }
@@ -344,7 +359,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{}{} --calls {} --retries {} --crashes {}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{} --calls {} --retries {} --crashes {}{}",
             self.profile,
             self.transport,
             self.client,
@@ -358,7 +373,11 @@ impl fmt::Display for Config {
             self.deployment_flags(),
             self.bounds.calls,
             self.bounds.retries,
-            self.bounds.crashes
+            self.bounds.crashes,
+            match self.session_terminations {
+                0 => String::new(),
+                n => format!(" --session-terminations {n}"),
+            }
         )
     }
 }

@@ -222,3 +222,15 @@ named_enum!(
         MustNotSend = "must-not-send",
     }
 );
+named_enum!(
+    /// Whether a server may end the client's session on its own (Streamable HTTP sessions).
+    SessionTermination {
+        /// No protocol-level session to end (stdio; 2026-07-28, which removed sessions; a
+        /// profile written before this knob existed).
+        None = "none",
+        /// The server MAY terminate the session at any time, then answers the old session id
+        /// with HTTP 404, and the client MUST start a new session (2025-11-25 Streamable HTTP
+        /// § Session Management): request ids are scoped by session, so they start over.
+        ServerMayTerminate = "server-may-terminate",
+    }
+);

@@ -40,6 +40,7 @@ pub mod rules;
 pub mod search;
 pub mod search_model;
 mod server_transitions;
+mod session;
 pub mod state;
 pub mod text;
 pub mod trace;

@@ -22,7 +22,8 @@
 //!   cancellation sent once the handler is past every point where it could still stop
 //!   ([`Cancellation`]): past the effect for `before-effect`; past the key record for
 //!   `interrupts` (all that is left then is a response nobody waits for).
-//! - HTTP session re-initialisation after a restart is taken as immediate and lossless.
+//! - HTTP session re-initialisation after a restart, or after the server ended the session
+//!   (`session.rs`), is taken as immediate and lossless.
 //! - The outcome query is one atomic exchange with the running server; its own loss is not
 //!   modelled. Over stdio it is answered only once the server has read everything written
 //!   before it (one ordered pipe); over HTTP it is a request of its own and may overtake.
@@ -97,6 +98,7 @@ impl McpModel {
             step_matters: config.key == KeyLifetime::PerStep,
             failure_matters: config.client.acts_on_the_failure_kind(),
             crash_bound: config.bounds.crashes,
+            session_bound: config.session_terminations,
         };
         Ok(McpModel { config, profile, view, rules })
     }
@@ -395,6 +397,7 @@ impl Model for McpModel {
                 out.push(Action::ServerCrash { instance });
             }
         }
+        self.session_actions(s, out);
         if self.rules.records_expire {
             for c in 0..cfg.bounds.calls as usize {
                 for key in 1..=MAX_ATTEMPTS as u8 {
@@ -535,6 +538,11 @@ impl McpModel {
             }
             Action::KeyExpires { call, key } => {
                 s.keys_durable[0][call as usize] &= !Self::key_bit(key);
+            }
+            Action::SessionTerminated {} => {
+                if !self.end_session(s) {
+                    return false;
+                }
             }
         }
         if self.rules.in_progress == InProgress::Wait {

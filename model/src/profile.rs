@@ -142,6 +142,8 @@ pub struct Knobs {
     pub task_id_validation: Knob<TaskIdValidation>,
     /// What a server may still send for a request whose cancellation it has read.
     pub cancelled_request_messages: Knob<CancelledMessages>,
+    /// Whether a server may end the client's session, so that request ids start over.
+    pub session_termination: Knob<SessionTermination>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -337,6 +339,7 @@ raw_knobs!(
     retry_horizon => RetryHorizon: RetryHorizon = RetryHorizon::Unbounded,
     task_id_validation => TaskIdValidation: TaskIdValidation = TaskIdValidation::None,
     cancelled_request_messages => CancelledRequestMessages: CancelledMessages = CancelledMessages::Unspecified,
+    session_termination => SessionTermination: SessionTermination = SessionTermination::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

@@ -47,6 +47,13 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
         Action::ClientTimeout { .. } => vec![K::TimeoutSendsCancel],
         Action::ClientCancel { .. } => vec![if http { K::HttpCancel } else { K::StdioCancel }],
         Action::ClientReceive { .. } => vec![],
+        // A request answered 404 under an ended session fails like one whose connection closed.
+        Action::ClientSeesDisconnect { .. } if http && after.server.session_ends > 0 && after.server.crashes == 0 => {
+            vec![K::SessionTermination]
+        }
+        Action::ClientSeesDisconnect { .. } if http && after.server.session_ends > 0 => {
+            vec![K::SseResumability, K::SessionTermination]
+        }
         Action::ClientSeesDisconnect { .. } => vec![if http { K::SseResumability } else { K::StdioRestart }],
         Action::ClientQueryOutcome { .. } => vec![K::IdempotencySemantics],
         Action::ClientRetry { call, attempt } => {
@@ -95,6 +102,7 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
             vec![K::InputRequired, K::IdempotencyContinuations]
         }
         Action::ClientContinue { .. } => vec![K::InputRequired],
+        Action::SessionTerminated {} => vec![K::SessionTermination, K::RequestIdScope],
     }
 }
 
@@ -170,6 +178,15 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                 ServerSide::RespondedReplay if model.config.handler.asks_input(t.round) => {
                     "the replayed final result stored for this id (its own round would ask for input)".into()
                 }
+                ServerSide::RespondedReplay if model.config.server.uses_ids() => {
+                    match crate::session::id_owner(model, after, call, attempt) {
+                        Some(owner) if owner != call => format!(
+                            "the replayed result stored for id {} by logical call {owner}'s request (another call's result)",
+                            t.id
+                        ),
+                        _ => "the replayed result of an earlier request".to_string(),
+                    }
+                }
                 ServerSide::RespondedReplay => "the replayed result of an earlier request".to_string(),
                 ServerSide::RespondedError if model.config.server.validates_ids() => {
                     "an error (-32602: the task id already exists)".into()
@@ -190,6 +207,14 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                 id(call, attempt),
                 after.calls[call as usize].phase
             )
+        }
+        Action::ClientSeesDisconnect { call, attempt } if http && after.server.session_ends > 0 => {
+            let how = if after.server.crashes == 0 {
+                "is answered HTTP 404 (its session was ended before the server read it)"
+            } else {
+                "fails: answered HTTP 404 under the ended session, or its connection closed with the process"
+            };
+            format!("client's request id {} {how}; it fails with a transport error", id(call, attempt))
         }
         Action::ClientSeesDisconnect { call, attempt } => {
             format!("client sees the connection close; id {} fails with a transport error", id(call, attempt))
@@ -337,6 +362,7 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                 after.attempts[call as usize][attempt as usize].round
             )
         }
+        Action::SessionTerminated {} => crate::session::describe_end(model, before, after),
     }
 }
 

@@ -109,6 +109,8 @@ pub struct Server {
     pub up: [bool; MAX_INSTANCES],
     /// Crashes so far, of any instance.
     pub crashes: u8,
+    /// Times so far the server terminated the client's HTTP session (`--session-terminations`).
+    pub session_ends: u8,
 }
 
 impl Server {
@@ -202,7 +204,7 @@ impl State {
             attempts: [[Attempt::default(); MAX_ATTEMPTS]; MAX_CALLS],
             next_id: 1,
             inbox: Inbox::default(),
-            server: Server { up: [true, false], crashes: 0 },
+            server: Server { up: [true, false], crashes: 0, session_ends: 0 },
             ledger: [0; MAX_CALLS],
             keys_durable: [[0; MAX_CALLS]; MAX_INSTANCES],
             keys_volatile: [[0; MAX_CALLS]; MAX_INSTANCES],
@@ -250,6 +252,9 @@ pub struct View {
     pub instances: u8,
     /// The run's crash bound: while crashes are left, a restart can start the id counter over.
     pub crash_bound: u8,
+    /// The run's bound on session terminations: while one is left, a new session can start
+    /// the id counter over with the server running.
+    pub session_bound: u8,
 }
 
 impl State {
@@ -265,7 +270,7 @@ impl State {
     ///   outstanding: nothing answers it to the client any more).
     /// - Ids unique within a session: ids from the counter on, and every id again while a
     ///   restart of the whole server can still start the counter over (a crash left, or every
-    ///   instance down).
+    ///   instance down), or a session termination can (one left).
     pub fn ids_that_may_return(&self) -> u16 {
         const ALL: u16 = (1 << (MAX_IDS + 1)) - 2;
         let v = self.view;
@@ -286,7 +291,10 @@ impl State {
         }
         let future = if v.ids_outstanding {
             ALL & !held
-        } else if self.server.crashes < v.crash_bound || !self.server.any_up() {
+        } else if self.server.crashes < v.crash_bound
+            || !self.server.any_up()
+            || self.server.session_ends < v.session_bound
+        {
             ALL
         } else {
             ALL & !(bit(self.next_id) - 1)

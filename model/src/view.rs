@@ -230,7 +230,8 @@ impl State {
             | (self.inbox.len as u64) << 16
             | (self.server.up[0] as u64) << 24
             | (self.server.up[1] as u64) << 25
-            | (self.server.crashes as u64) << 32;
+            | (self.server.crashes as u64) << 32
+            | (self.server.session_ends as u64) << 40;
         for (i, c) in order.iter().enumerate() {
             let (head, attempts) = blocks[*c];
             w[1 + 3 * i] = head;

@@ -509,3 +509,30 @@ fn cells_with_continuations_inside_the_key_scope_match_the_unreduced_model() {
     eprintln!("keyed-continuation cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {} states)", axis_limit());
     assert!(one >= 230 && two >= 25, "only {one} one-call and {two} two-call searches");
 }
+
+/// The session-termination axis (2025-11-25 HTTP, `--session-terminations 1` and `2`): every
+/// one-call HTTP cell of that revision's matrix has the verdicts, lengths and worst case of its
+/// unreduced model (the terminations used are in the view, and while one is left every id may
+/// come back: `ids_that_may_return`), and its counterexamples are as short as stateright's;
+/// the two-call id-table cells, where a new session's id meets an old entry, with one crash and
+/// with none, under [`axis_limit`] unreduced states too. Measured at 300 k: 40 one-call
+/// searches, 16 two-call ones (24 over the limit: every one with a crash, and the retrying
+/// clients' without one).
+#[test]
+fn cells_with_session_terminations_match_the_unreduced_model() {
+    let http: Vec<Config> = matrix(&builtin_profiles())
+        .into_iter()
+        .filter(|c| c.profile == "mcp-2025-11-25" && c.transport == Transport::Http)
+        .flat_map(|c| [1, 2].map(|n| Config { session_terminations: n, ..c.clone() }))
+        .collect();
+    // Two calls without a crash too: the termination alone starts the ids over there, and the
+    // searches are small enough to compare in full.
+    let ids: Vec<Config> = http
+        .iter()
+        .filter(|c| c.server.uses_ids())
+        .flat_map(|c| [c.clone(), Config { bounds: Bounds { crashes: 0, ..c.bounds }, ..c.clone() }])
+        .collect();
+    let (one, two, over) = compare_axis(models_of(http, 1), models_of(ids, 2));
+    eprintln!("session-termination cells compared with the unreduced model: {one} one-call, {two} two-call ({over} two-call over {} states)", axis_limit());
+    assert!(one >= 20 && two >= 4, "only {one} one-call and {two} two-call searches");
+}

@@ -78,6 +78,9 @@ pub fn mermaid(cex: &Counterexample) -> String {
             A::ClientContinue { call, attempt } => {
                 format!("C->>T: {n}. tools/call with inputResponses (call {call}, id {})", id(call, attempt))
             }
+            A::SessionTerminated {} => {
+                format!("Note over S: {n}. session terminated (404 for the old session; ids start over)")
+            }
             A::ServerCrash { instance } => format!("Note over S: {n}. SIGKILL{}", on(instance)),
             A::ServerRestart { instance } => format!("Note over S: {n}. restart{}", on(instance)),
             A::KeyExpires { call, key } => format!("Note over S: {n}. key record k{call}.{} expires", key - 1),

@@ -389,6 +389,12 @@ impl<'t> Driver<'t> {
             Action::ServerRestart { .. } => self.server_restart().await,
             Action::KeyExpires { call, key } => self.link().key_expires(call, key).await,
             Action::ClientContinue { call, attempt } => self.client_continue(call, attempt, state).await,
+            // Ending a session is the server's own choice; the runner has no way to make a
+            // server end one (a client's DELETE is another step: the client ending it).
+            Action::SessionTerminated {} => Err(StepError::fault_not_made(
+                "the trace needs the server to terminate the HTTP session (2025-11-25 § Session Management, item 3); \
+                 the runner cannot make a server do that, so the steps after it cannot be realised",
+            )),
         };
         if let Err(s) = &result {
             self.failed_step(action, s.reason());
