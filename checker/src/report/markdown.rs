@@ -330,6 +330,9 @@ pub fn faults(cex: &Counterexample) -> String {
     if names.contains(&"ServerCrash") {
         faults.push("a server crash (SIGKILL) and restart");
     }
+    if names.contains(&"SessionTerminated") {
+        faults.push("the server ending the HTTP session");
+    }
     if names.contains(&"KeyExpires") {
         faults.push("an expired key record");
     }
