@@ -9,8 +9,8 @@ use mcp_once_conformance::replay::observer::{Observer, Source};
 use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, TargetError};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
-    Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind, ServerImpl,
-    StoreScope, Transport,
+    Annotation, Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind,
+    ServerImpl, StoreScope, Transport,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,6 +65,12 @@ pub struct ConfigArgs {
     /// in-memory stores).
     #[arg(long, value_parser = parse::<StoreScope>)]
     pub store: Option<StoreScope>,
+    /// What the tool's annotations say, read by a profile's rule on retries after a timeout
+    /// (knob retry_after_timeout): none (default), idempotent (idempotentHint), read-only
+    /// (readOnlyHint). The model's tool takes its effect on every run whatever it says: the
+    /// annotations are hints.
+    #[arg(long, value_parser = parse::<Annotation>)]
+    pub annotation: Option<Annotation>,
     /// Logical calls (1 to 3).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -92,6 +98,7 @@ impl ConfigArgs {
             || self.rounds.is_some()
             || self.instances.is_some()
             || self.store.is_some()
+            || self.annotation.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -113,6 +120,7 @@ impl ConfigArgs {
             .rounds(self.rounds)
             .instances(self.instances)
             .store(self.store)
+            .annotation(self.annotation)
             .calls(self.calls)
             .retries(self.retries)
             .crashes(self.crashes)

@@ -73,10 +73,16 @@ impl Conformant {
     /// The flags that make `variant` from the cell: `--cancel interrupts --store shared`.
     pub fn change(&self, variant: &Config) -> String {
         let mut flags = Vec::new();
+        if variant.server != self.original.server {
+            flags.push(format!("--server {}", variant.server));
+        }
+        if variant.key != self.original.key {
+            flags.push(format!("--key {}", variant.key));
+        }
         if variant.cancel() != self.original.cancel() {
             flags.push(format!("--cancel {}", variant.cancel()));
         }
-        if variant.store() != self.original.store() {
+        if variant.deployment.instances > 1 && variant.store() != self.original.store() {
             flags.push(format!("--store {}", variant.store()));
         }
         flags.join(" ")

@@ -3,8 +3,8 @@
 //! build the same cell from the same few words.
 
 use crate::config::{
-    Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,
-    Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl,
+    StoreScope, Transport,
 };
 
 /// Builds a [`Config`] setting by setting. Each setter takes the value or an `Option` of it
@@ -21,6 +21,7 @@ pub struct ConfigBuilder {
     rounds: Option<u8>,
     instances: u8,
     store: Option<StoreScope>,
+    annotation: Annotation,
     bounds: Bounds,
     session_terminations: u8,
 }
@@ -42,6 +43,7 @@ impl Config {
             rounds: None,
             instances: 1,
             store: None,
+            annotation: Annotation::None,
             bounds: Bounds::default(),
             session_terminations: 0,
         }
@@ -99,6 +101,10 @@ impl ConfigBuilder {
         store: StoreScope => store as Some
     );
     setter!(
+        /// What the tool's annotations say.
+        annotation: Annotation => annotation
+    );
+    setter!(
         /// Logical calls.
         calls: u8 => bounds.calls
     );
@@ -139,6 +145,7 @@ impl ConfigBuilder {
             cancel: self.cancel,
             handler: Handler::new(self.handler, self.rounds),
             deployment: Deployment { instances: self.instances, store: self.store },
+            annotation: self.annotation,
             bounds: self.bounds,
             session_terminations: self.session_terminations,
         }

@@ -4,7 +4,8 @@
 
 use crate::applicable::NotApplicable;
 use crate::config::{
-    Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl,
+    Transport,
 };
 use crate::model::McpModel;
 use crate::profile::{KeySemantics, Profile};
@@ -406,6 +407,25 @@ pub fn with_instances(cells: Vec<Config>, instances: &[u8]) -> Vec<Config> {
             instances.iter().map(move |n| Config { deployment: Deployment { instances: *n, store: None }, ..c.clone() })
         })
         .collect()
+}
+
+/// The tool annotations a profile's own matrix checks (`check --profile P` alone), for
+/// [`with_annotations`]: every one where the profile has a retry rule that reads them
+/// (`retry_after_timeout`), since nothing else does; else `[]`, no annotation only.
+pub fn own_annotations(profile: &Profile) -> Vec<Annotation> {
+    match profile.knobs.retry_after_timeout.value.restricts() {
+        true => Annotation::ALL.to_vec(),
+        false => vec![],
+    }
+}
+
+/// `cells`, each under every tool annotation in `annotations` (in that order). `[]` gives the
+/// cells as they are (no annotation).
+pub fn with_annotations(cells: Vec<Config>, annotations: &[Annotation]) -> Vec<Config> {
+    if annotations.is_empty() {
+        return cells;
+    }
+    cells.into_iter().flat_map(|c| annotations.iter().map(move |a| Config { annotation: *a, ..c.clone() })).collect()
 }
 
 /// The built-in profiles, loaded.

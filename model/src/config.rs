@@ -4,6 +4,7 @@
 //!
 //! Every name here is typed by users (`--client retry-on-timeout`); keep them stable.
 
+pub use crate::annotation::Annotation;
 pub use crate::handler::{Handler, HandlerKind};
 use crate::named::named_enum;
 use crate::state::Failure;
@@ -268,6 +269,8 @@ pub struct Config {
     pub handler: Handler,
     /// Server instances and where their store is (default: one instance).
     pub deployment: Deployment,
+    /// What the tool's annotations say (default: none), read by a profile's retry rule.
+    pub annotation: Annotation,
     /// Bounds.
     pub bounds: Bounds,
     /// How many times the server may terminate the client's HTTP session (0 to
@@ -295,6 +298,8 @@ struct ConfigFile {
     instances: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     store: Option<StoreScope>,
+    #[serde(default, skip_serializing_if = "is_no_annotation")]
+    annotation: Annotation,
     bounds: Bounds,
     #[serde(default, skip_serializing_if = "is_zero")]
     session_terminations: u8,
@@ -302,6 +307,10 @@ struct ConfigFile {
 
 fn is_zero(n: &u8) -> bool {
     *n == 0
+}
+
+fn is_no_annotation(a: &Annotation) -> bool {
+    *a == Annotation::None
 }
 
 fn one() -> u8 {
@@ -331,6 +340,7 @@ impl From<Config> for ConfigFile {
             handler: c.handler,
             instances: c.deployment.instances,
             store,
+            annotation: c.annotation,
             bounds: c.bounds,
             session_terminations: c.session_terminations,
         }
@@ -348,6 +358,7 @@ impl From<ConfigFile> for Config {
             cancel: f.cancel,
             handler: f.handler,
             deployment: Deployment { instances: f.instances, store: f.store },
+            annotation: f.annotation,
             bounds: f.bounds,
             session_terminations: f.session_terminations,
         }
@@ -359,7 +370,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{}{} --calls {} --retries {} --crashes {}{}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{} --calls {} --retries {} --crashes {}{}",
             self.profile,
             self.transport,
             self.client,
@@ -371,6 +382,10 @@ impl fmt::Display for Config {
             },
             self.handler,
             self.deployment_flags(),
+            match self.annotation {
+                Annotation::None => String::new(),
+                a => format!(" --annotation {a}"),
+            },
             self.bounds.calls,
             self.bounds.retries,
             self.bounds.crashes,

@@ -11,11 +11,11 @@
 //! shows first.
 
 use crate::action::Action;
-use crate::config::{Cancellation, Config, StoreScope, Transport};
+use crate::config::{Cancellation, Config, Deployment, KeyLifetime, ServerImpl, StoreScope, Transport};
 use crate::model::McpModel;
-use crate::profile::{CancelledMessages, IdempotencyStore, InputRequired, KnobId, Profile};
+use crate::profile::{CancelledMessages, IdDedup, IdempotencyStore, InputRequired, KnobId, Profile};
 use crate::request_state::answered_request;
-use crate::state::{ServerSide, State};
+use crate::state::{Failure, ServerSide, State};
 use std::fmt;
 
 /// The keyword of the clause a flag rests on, as the text words it.
@@ -27,6 +27,8 @@ pub enum Keyword {
     MustNot,
     /// **SHOULD**: a step against it does what the text advises against, and breaks nothing.
     Should,
+    /// **SHOULD NOT**: a step that does it does what the text advises against, and breaks nothing.
+    ShouldNot,
 }
 
 impl Keyword {
@@ -42,6 +44,7 @@ impl fmt::Display for Keyword {
             Keyword::Must => "MUST",
             Keyword::MustNot => "MUST NOT",
             Keyword::Should => "SHOULD",
+            Keyword::ShouldNot => "SHOULD NOT",
         })
     }
 }
@@ -62,6 +65,15 @@ impl Breach {
     /// Whether it breaks a requirement (a MUST or MUST NOT), not only advice (a SHOULD).
     pub fn binds(&self) -> bool {
         self.keyword.binds()
+    }
+
+    /// Who goes against the rule: `client` for a rule on what a client sends (a retry after a
+    /// timeout), else `server`.
+    pub fn party(&self) -> &'static str {
+        match self.knob {
+            KnobId::RetryAfterTimeout => "client",
+            _ => "server",
+        }
     }
 
     /// How a report heads it: "breaks the MUST NOT of KNOB", or "does what the SHOULD of KNOB
@@ -129,6 +141,16 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
                     .into(),
         });
     }
+    out.extend(server_misses_id_dedup(config, profile));
+    out
+}
+
+/// The rules of the profile the cell's server or client goes against by what it is: those of
+/// [`server_breaches`], and a client rule a framework re-run goes against
+/// (`retry_after_timeout`). This is what reports mark a cell with.
+pub fn cell_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
+    let mut out = server_breaches(config, profile);
+    out.extend(client_retries_where_barred(config, profile));
     out
 }
 
@@ -136,6 +158,9 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
 /// share one store, every other parameter the same. Empty when the server breaks none (a SHOULD
 /// it does not follow is not a breach); only configurations that apply under `profile`.
 pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
+    if server_misses_id_dedup(config, profile).is_some_and(|b| b.binds()) {
+        return id_dedup_variants(config, profile);
+    }
     if !own_stores_where_shared_required(config, profile) {
         return Vec::new();
     }
@@ -207,6 +232,7 @@ pub fn breaches_at(model: &McpModel, states: &[State], actions: &[Action], i: us
     let mut out = breaches(model, after, &action);
     out.extend(message_after_cancellation(model, &actions[..i], after, action));
     out.extend(second_consumption(model, &actions[..i], after, action));
+    out.extend(step_breaches(model, states, actions, i));
     out
 }
 
@@ -264,4 +290,123 @@ fn second_consumption(model: &McpModel, earlier: &[Action], after: &State, actio
             id(first as usize)
         ),
     })
+}
+
+// The two rules a profile author writes most often, on a server (`request_id_dedup`) and on a
+// client (`retry_after_timeout`): the cells and the steps that go against them.
+
+/// The keyword of the profile's rule on deduplicating by request id, and whether it asks for
+/// an id table that outlives a crash; `None` where the profile asks nothing (or its text binds
+/// nobody).
+fn id_dedup_rule(profile: &Profile) -> Option<(Keyword, bool)> {
+    let rule = match profile.knobs.request_id_dedup.value {
+        IdDedup::Unspecified => return None,
+        IdDedup::MustSession => (Keyword::Must, false),
+        IdDedup::MustDurable => (Keyword::Must, true),
+        IdDedup::ShouldSession => (Keyword::Should, false),
+        IdDedup::ShouldDurable => (Keyword::Should, true),
+    };
+    binding(profile, KnobId::RequestIdDedup).then_some(rule)
+}
+
+/// The flag of a server that does not deduplicate `tools/call` by request id as the profile
+/// asks: no id table, one that a crash forgets where the profile asks for a durable one, or one
+/// per instance (a repeated id that reaches the other instance runs again).
+fn server_misses_id_dedup(config: &Config, profile: &Profile) -> Option<Breach> {
+    let (keyword, durable) = id_dedup_rule(profile)?;
+    let scope = if durable { "durably, across a crash" } else { "within the session" };
+    let server = config.server;
+    let what = if !server.uses_ids() {
+        format!("the server (`{server}`: {}) does not deduplicate `tools/call` by request id, which the profile asks of it {scope}", server.store())
+    } else if durable && server != ServerImpl::DedupByIdDurable {
+        format!("the server keeps its id table in memory, so a crash forgets the ids the profile asks it to deduplicate {scope}")
+    } else if config.deployment.instances > 1 && config.store() == StoreScope::PerInstance {
+        format!("each instance keeps an id table of its own, so a repeated id that reaches the other instance runs again; the profile asks for deduplication by request id {scope}")
+    } else {
+        return None;
+    };
+    Some(Breach { knob: KnobId::RequestIdDedup, keyword, what })
+}
+
+/// The servers that keep the profile's MUST on deduplicating by request id, every other
+/// parameter of the cell the same (a durable id table where it asks for one; an id table in
+/// memory too where a session is enough), where they apply and break no other MUST.
+fn id_dedup_variants(config: &Config, profile: &Profile) -> Vec<Config> {
+    [ServerImpl::DedupById, ServerImpl::DedupByIdDurable]
+        .into_iter()
+        .map(|server| {
+            let deployment = Deployment { store: None, ..config.deployment };
+            Config { server, key: KeyLifetime::None, deployment, ..config.clone() }.normalised()
+        })
+        .filter(|c| c.applicable(profile).is_ok())
+        .filter(|c| server_breaches(c, profile).iter().all(|b| !b.binds()))
+        .collect()
+}
+
+/// The flag of a cell whose client sends `tools/call` again after a timeout where the profile's
+/// retry rule bars it for this tool's annotations. The model's client policies honour the rule
+/// (their own retries after a timeout are not taken); a framework that re-runs the step around
+/// the call reads no annotations, and re-runs it after a timeout all the same.
+fn client_retries_where_barred(config: &Config, profile: &Profile) -> Option<Breach> {
+    let rule = profile.knobs.retry_after_timeout.value;
+    if !rule.bars(config.annotation) || !config.client.reruns_the_step() || !binding(profile, KnobId::RetryAfterTimeout)
+    {
+        return None;
+    }
+    let keyword = if rule.binds() { Keyword::MustNot } else { Keyword::ShouldNot };
+    Some(Breach {
+        knob: KnobId::RetryAfterTimeout,
+        keyword,
+        what: format!(
+            "the framework around the client re-runs the step after a timeout, sending `tools/call` again for a tool \
+             annotated `{}`, which the profile's rule (`{rule}`) does not let a client retry",
+            config.annotation
+        ),
+    })
+}
+
+/// The flags of step `i` of a path against the two written rules:
+/// - an effect the server takes for a request whose id an earlier request of the same call
+///   carried and whose effect the server took already, within the rule's scope (the same
+///   session: no moment in between with every instance down; durable: any time);
+/// - a framework re-run after a timeout the profile's retry rule bars for this tool.
+fn step_breaches(model: &McpModel, states: &[State], actions: &[Action], i: usize) -> Vec<Breach> {
+    let mut out = Vec::new();
+    let after = &states[i + 1];
+    match actions[i] {
+        Action::ServerCommit { call, attempt } => {
+            let Some((keyword, durable)) = id_dedup_rule(&model.profile) else { return out };
+            let c = call as usize;
+            let id = after.attempts[c][attempt as usize].id;
+            let earlier = (0..i).rev().find(|&j| {
+                matches!(actions[j], Action::ServerCommit { call: c2, attempt: a2 }
+                    if c2 == call && a2 != attempt && after.attempts[c][a2 as usize].id == id)
+            });
+            let Some(j) = earlier else { return out };
+            let same_session = states[j + 1..=i].iter().all(|s| s.server.any_up());
+            if durable || same_session {
+                let scope = if durable { "durably" } else { "within the session" };
+                out.push(Breach {
+                    knob: KnobId::RequestIdDedup,
+                    keyword,
+                    what: format!(
+                        "the server runs id {id} again, a request id whose effect it already took {scope}, where the \
+                         profile asks it to deduplicate `tools/call` by request id"
+                    ),
+                });
+            }
+        }
+        Action::FrameworkRetry { call, .. } if states[i].calls[call as usize].failure == Failure::Timeout => {
+            if let Some(mut b) = client_retries_where_barred(&model.config, &model.profile) {
+                b.what = format!(
+                    "the framework re-runs the call after its timeout, for a tool annotated `{}`, where the profile's \
+                     retry rule (`{}`) bars a retry",
+                    model.config.annotation, model.profile.knobs.retry_after_timeout.value
+                );
+                out.push(b);
+            }
+        }
+        _ => {}
+    }
+    out
 }

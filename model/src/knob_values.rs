@@ -234,3 +234,42 @@ named_enum!(
         ServerMayTerminate = "server-may-terminate",
     }
 );
+named_enum!(
+    /// What the text asks of a server about a `tools/call` whose JSON-RPC id it has already
+    /// read: the keyword of the clause (MUST or SHOULD) and how long the server remembers the
+    /// ids (within a session, or durably, across a crash).
+    IdDedup {
+        /// Nothing (both released revisions): a server may run a repeated id again.
+        Unspecified = "unspecified",
+        /// Servers **MUST** deduplicate by request id within a session: an id table in memory
+        /// keeps it, since a restarted process begins a new session.
+        MustSession = "must-session",
+        /// Servers **MUST** deduplicate by request id durably: the id table outlives a crash.
+        MustDurable = "must-durable",
+        /// Servers **SHOULD** deduplicate by request id within a session.
+        ShouldSession = "should-session",
+        /// Servers **SHOULD** deduplicate by request id durably.
+        ShouldDurable = "should-durable",
+    }
+);
+named_enum!(
+    /// What the text asks of a client about retrying a `tools/call` after a timeout, by the
+    /// tool's annotations (`ToolAnnotations` in the schema): the keyword of the clause and the
+    /// annotations that lift the restriction.
+    RetryAfterTimeout {
+        /// Nothing (both released revisions): a client may retry any tool.
+        Unspecified = "unspecified",
+        /// Clients **MUST NOT** retry after a timeout unless the tool is annotated
+        /// `idempotentHint: true`.
+        MustNotUnlessIdempotent = "must-not-unless-idempotent",
+        /// Clients **MUST NOT** retry after a timeout unless the tool is annotated
+        /// `idempotentHint: true` or `readOnlyHint: true`.
+        MustNotUnlessIdempotentOrReadOnly = "must-not-unless-idempotent-or-read-only",
+        /// Clients **SHOULD NOT** retry after a timeout unless the tool is annotated
+        /// `idempotentHint: true`.
+        ShouldNotUnlessIdempotent = "should-not-unless-idempotent",
+        /// Clients **SHOULD NOT** retry after a timeout unless the tool is annotated
+        /// `idempotentHint: true` or `readOnlyHint: true`.
+        ShouldNotUnlessIdempotentOrReadOnly = "should-not-unless-idempotent-or-read-only",
+    }
+);

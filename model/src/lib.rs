@@ -19,6 +19,7 @@
 //! bytes for the search on disk.
 
 pub mod action;
+pub mod annotation;
 pub mod applicable;
 mod attempt;
 pub mod behaviour_key;
@@ -41,6 +42,7 @@ pub mod search;
 pub mod search_model;
 mod server_transitions;
 mod session;
+mod stale_citation;
 pub mod state;
 pub mod text;
 pub mod trace;
@@ -52,8 +54,8 @@ pub use applicable::NotApplicable;
 pub use behaviour_key::BehaviourKey;
 pub use builder::ConfigBuilder;
 pub use config::{
-    Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope,
-    Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl,
+    StoreScope, Transport,
 };
 pub use model::McpModel;
 pub use named::BadValue;
@@ -66,5 +68,6 @@ pub use search::{
     WorstSearch,
 };
 pub use search_model::{explore, explore_with, Exploration};
+pub use stale_citation::StaleCitation;
 pub use state::State;
 pub use text::one_line;

@@ -51,6 +51,10 @@ pub(crate) struct Rules {
     /// Whether a `key-expiring` server's records may leave before a retry arrives: the
     /// retention window is not known to outlive the clients' retry horizon.
     pub(crate) records_expire: bool,
+    /// Whether the profile bars a client's own retry after a timeout of this tool (by its
+    /// annotations, `retry_after_timeout`); the client policies honour it, a framework re-run
+    /// does not read annotations.
+    pub(crate) timeout_retry_barred: bool,
 }
 
 /// The model of one configuration under one profile. It checks nothing by itself: a search
@@ -86,6 +90,7 @@ impl McpModel {
             in_progress: k.idempotency_in_progress.value,
             records_expire: config.server == ServerImpl::KeyExpiring
                 && k.idempotency_retention.value.may_expire_before(k.retry_horizon.value),
+            timeout_retry_barred: k.retry_after_timeout.value.bars(config.annotation),
         };
         let view = View {
             detail: false,
@@ -96,7 +101,8 @@ impl McpModel {
             inbox_sorted: http,
             instances: config.deployment.instances,
             step_matters: config.key == KeyLifetime::PerStep,
-            failure_matters: config.client.acts_on_the_failure_kind(),
+            // A retry barred after a timeout only makes the kind of a failure matter.
+            failure_matters: config.client.acts_on_the_failure_kind() || rules.timeout_retry_barred,
             crash_bound: config.bounds.crashes,
             session_bound: config.session_terminations,
         };
@@ -203,7 +209,8 @@ impl McpModel {
         if call.phase != Phase::Failed || Self::retries_used(s, c) >= self.config.bounds.retries {
             return false;
         }
-        self.config.client.reruns_the_step() || self.config.client.retries_after(call.failure)
+        let barred = self.rules.timeout_retry_barred && call.failure == Failure::Timeout;
+        self.config.client.reruns_the_step() || (self.config.client.retries_after(call.failure) && !barred)
     }
 
     /// Whether call `c` has been reported to the caller as failed, for good.

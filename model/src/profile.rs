@@ -144,6 +144,10 @@ pub struct Knobs {
     pub cancelled_request_messages: Knob<CancelledMessages>,
     /// Whether a server may end the client's session, so that request ids start over.
     pub session_termination: Knob<SessionTermination>,
+    /// Whether a server must (or should) deduplicate `tools/call` by request id, and for how long.
+    pub request_id_dedup: Knob<IdDedup>,
+    /// Whether a client may retry a `tools/call` after a timeout, by the tool's annotations.
+    pub retry_after_timeout: Knob<RetryAfterTimeout>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -340,6 +344,8 @@ raw_knobs!(
     task_id_validation => TaskIdValidation: TaskIdValidation = TaskIdValidation::None,
     cancelled_request_messages => CancelledRequestMessages: CancelledMessages = CancelledMessages::Unspecified,
     session_termination => SessionTermination: SessionTermination = SessionTermination::None,
+    request_id_dedup => RequestIdDedup: IdDedup = IdDedup::Unspecified,
+    retry_after_timeout => RetryAfterTimeout: RetryAfterTimeout = RetryAfterTimeout::Unspecified,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

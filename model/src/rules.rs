@@ -32,6 +32,21 @@ pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId
     {
         knobs.push(KnobId::IdempotencyKeyReuse);
     }
+    // The rules a profile writes on request ids and on retries after a timeout, where set.
+    let k = &model.profile.knobs;
+    let after_timeout =
+        |call: u8, attempt: u8| retry_cause(model, after, call, attempt) == [KnobId::TimeoutSendsCancel];
+    match *action {
+        Action::ClientRetry { call, attempt } | Action::FrameworkRetry { call, attempt }
+            if k.retry_after_timeout.value.restricts() && after_timeout(call, attempt) =>
+        {
+            knobs.push(KnobId::RetryAfterTimeout)
+        }
+        Action::ServerReceive { .. } if k.request_id_dedup.value != crate::profile::IdDedup::Unspecified => {
+            knobs.push(KnobId::RequestIdDedup)
+        }
+        _ => {}
+    }
     knobs
 }
 

@@ -3,14 +3,14 @@
 //! validated against the model.
 
 use crate::args::{properties, BudgetArgs, ConfigArgs};
-use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress};
+use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_cells, run_with_progress, with_profiles};
 use crate::conformant::check_conformant;
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_model::budget::human_bytes;
-use mcp_once_model::catalogue::own_handlers;
+use mcp_once_model::catalogue::{own_annotations, own_handlers, with_annotations};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::Options;
 use std::path::PathBuf;
@@ -55,6 +55,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
             None => builtins(),
             Some(name) => vec![profile_for(name, &mut builtins())?],
         };
+        profiles.iter().for_each(warn_stale_citations);
         let started = std::time::Instant::now();
         let options = Options { worst: true, budget };
         // A profile's own matrix takes the handler kinds its rules matter for (a key scope
@@ -63,13 +64,20 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
             Some(_) => own_handlers(&profiles[0]),
             None => vec![],
         };
-        let matrix = matrix_cells(&profiles, &[], &handlers);
+        let mut matrix = matrix_cells(&profiles, &[], &handlers);
+        // A profile whose retry rule reads the tool's annotations: every annotation too.
+        if let (Some(_), [p]) = (&a.config.profile, profiles.as_slice()) {
+            let annotations = own_annotations(p);
+            let configs = matrix.into_iter().map(|(c, _)| c).collect();
+            matrix = with_profiles(with_annotations(configs, &annotations), &profiles);
+        }
         let cells = run_with_progress("checking", matrix, &props, options, a.out.as_deref())?;
         let seconds = started.elapsed().as_secs_f64();
         print(a.format, &Report::ProfileMatrix { cells: &cells, properties: &props, seconds })?;
         return Ok(exit_code(&cells));
     }
     let (config, profile) = a.config.resolve()?;
+    warn_stale_citations(&profile);
     // One property answers at its shortest counterexample; `all` is the full report.
     let options = Options { worst: a.worst || props.len() > 1, budget };
     let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), 1, &|| {})?;
@@ -96,6 +104,14 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         );
     }
     Ok(exit_code(&cells))
+}
+
+/// One warning line on stderr for each inherited citation the profile's own values contradict
+/// (see `Profile::stale_citations`): the reports would cite it at steps it says the opposite of.
+fn warn_stale_citations(profile: &mcp_once_model::Profile) {
+    for stale in profile.stale_citations() {
+        eprintln!("mcp-once: warning: profile {}: {}", profile.name, stale.line());
+    }
 }
 
 /// `check --trace`: is the file a real path of the model that violates its property?

@@ -278,7 +278,7 @@ impl<'a> CellRecord<'a> {
                 (SearchEnd::Stopped, Some(StopRecord { depth_completed, reason: why.to_string() }))
             }
         };
-        let all = conformance::server_breaches(&checked.model.config, p);
+        let all = conformance::cell_breaches(&checked.model.config, p);
         let knobs = |binds: bool| all.iter().filter(|b| b.binds() == binds).map(|b| b.knob.to_string()).collect();
         let (breaks, advised_against) = (knobs(true), knobs(false));
         CellRecord::Checked {

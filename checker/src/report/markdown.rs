@@ -210,11 +210,11 @@ pub fn check_markdown(cell: &Cell, conformant: Option<&Conformant>) -> String {
     for gap in not_covered(&c.model) {
         let _ = writeln!(out, "\nWhat this verdict does not cover: {gap}");
     }
-    for b in conformance::server_breaches(&c.model.config, p) {
+    for b in conformance::cell_breaches(&c.model.config, p) {
         let head = if b.binds() {
-            "This server breaks a MUST of the profile"
+            format!("This {} breaks a {} of the profile", b.party(), b.keyword)
         } else {
-            "This server does what a SHOULD of the profile advises against"
+            format!("This {} does what a {} of the profile advises against", b.party(), b.keyword)
         };
         let _ = writeln!(out, "\n**{head}** (`{}`): {}.", b.knob, b.what);
     }
@@ -359,14 +359,15 @@ pub fn summary_paragraph(m: &McpModel, property: TraceKind, cex: &Counterexample
         }
         PropertyKind::SuccessImpliesEffect => "the client is told the call succeeded although it never ran".into(),
     };
-    let breaches: Vec<_> = conformance::server_breaches(cfg, &m.profile).into_iter().filter(|b| b.binds()).collect();
+    let breaches: Vec<_> = conformance::cell_breaches(cfg, &m.profile).into_iter().filter(|b| b.binds()).collect();
     let allowed = if breaches.is_empty() {
         "Every step below is allowed by the profile; the rule behind each is cited.".to_string()
     } else {
-        let knobs: Vec<String> = breaches.iter().map(|b| format!("`{}`", b.knob)).collect();
+        let knobs: Vec<String> =
+            breaches.iter().map(|b| format!("{} {} of `{}`", b.party(), b.keyword, b.knob)).collect();
         format!(
-            "This server breaks a MUST of the profile ({}), and the steps where that shows are marked; every other step \
-             is allowed by the profile, and the rule behind each is cited.",
+            "This cell breaks a requirement of the profile ({}), and the steps where that shows are marked; every \
+             other step is allowed by the profile, and the rule behind each is cited.",
             knobs.join(", ")
         )
     };

@@ -19,10 +19,14 @@ pub fn profile_knobs(p: &Profile) -> String {
     if let Some(e) = &p.extends {
         let _ = writeln!(out, "extends {e}");
     }
+    let stale = p.stale_citations();
     for (knob, value, cite, set_by) in p.knob_table() {
         let _ = writeln!(out, "\n{knob} = {value}   (set by {set_by})\n  {cite}");
         if let Some(note) = &cite.note {
             let _ = writeln!(out, "  note: {note}");
+        }
+        for s in stale.iter().filter(|s| s.knob == knob) {
+            let _ = writeln!(out, "  warning: {}", s.line());
         }
     }
     out

@@ -105,11 +105,12 @@ pub fn check_text(cell: &Cell, conformant: Option<&Conformant>, colour: bool) ->
     };
     let p = &c.model.profile;
     let _ = writeln!(out, "profile {} ({}), from {}", p.name, p.title, p.origin);
-    for b in conformance::server_breaches(&c.model.config, p) {
+    for b in conformance::cell_breaches(&c.model.config, p) {
         let (line, colour_code) = if b.binds() {
-            (format!("this server breaks a MUST of the profile ({}): {}", b.knob, b.what), "31")
+            (format!("this {} breaks a {} of the profile ({}): {}", b.party(), b.keyword, b.knob, b.what), "31")
         } else {
-            (format!("this server does what a SHOULD of the profile advises against ({}): {}", b.knob, b.what), "33")
+            let advice = format!("does what a {} of the profile advises against", b.keyword);
+            (format!("this {} {advice} ({}): {}", b.party(), b.knob, b.what), "33")
         };
         let _ = writeln!(out, "{}", paint(colour, colour_code, &line));
     }
