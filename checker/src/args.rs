@@ -5,6 +5,7 @@
 use crate::cells::{builtins, profile_for};
 use anyhow::{anyhow, Result};
 use clap::Args;
+use mcp_once_conformance::replay::command::{Flag, ReplayCommand};
 use mcp_once_conformance::replay::observer::{Observer, Source};
 use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, TargetError};
 use mcp_once_model::budget::{available_bytes, parse_size};
@@ -194,6 +195,15 @@ pub fn properties(arg: &str) -> Result<Vec<PropertyKind>> {
     Ok(vec![arg.parse::<PropertyKind>().map_err(|e| anyhow!("--property: {e}"))?])
 }
 
+/// `--step-timeout-ms`'s default.
+const STEP_TIMEOUT_MS: u64 = 10_000;
+/// `--start-timeout-ms`'s default.
+const START_TIMEOUT_MS: u64 = 20_000;
+/// `--window-ms`'s default.
+const WINDOW_MS: u64 = 1_000;
+/// `--stop-grace-ms`'s default.
+const STOP_GRACE_MS: u64 = 3_000;
+
 /// The server under test, what to call on it, and how to count effects.
 #[derive(Args, Clone)]
 pub struct TargetArgs {
@@ -242,16 +252,16 @@ pub struct TargetArgs {
     #[arg(long, value_parser = parse::<Revision>)]
     revision: Option<Revision>,
     /// Bound on each awaited step, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = STEP_TIMEOUT_MS)]
     step_timeout_ms: u64,
     /// Bound on a server start (process start to an answered handshake), in milliseconds.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = START_TIMEOUT_MS)]
     start_timeout_ms: u64,
     /// How long the server is asked to hold a step that must wait for others (ms).
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = WINDOW_MS)]
     window_ms: u64,
     /// When the runner stops a server: how long after SIGTERM before SIGKILL (ms).
-    #[arg(long, default_value_t = 3_000)]
+    #[arg(long, default_value_t = STOP_GRACE_MS)]
     stop_grace_ms: u64,
     /// Arguments (a JSON object, merged over --args) that keep the tool running after its
     /// effect, e.g. '{"sleep_after_s":3}': the in-progress key check sends its first call with
@@ -300,7 +310,50 @@ impl TargetArgs {
             key_retention: None,
             skip_non_json: self.skip_non_json,
             more_instances: Vec::new(),
+            command: None,
         })
+    }
+
+    /// The command line as given, for `result.json`: what a report's Reproduce block prints.
+    /// Timing flags are recorded where they differ from their defaults.
+    pub fn command(&self, trace: &std::path::Path) -> ReplayCommand {
+        let mut flags = Vec::new();
+        let mut add = |name: &str, value: Option<String>| flags.extend(value.map(|v| Flag::with(name, v)));
+        add("--stdio", self.stdio.clone());
+        add("--http", self.http.clone());
+        add("--launch", self.launch.clone());
+        for e in &self.env {
+            add("--env", Some(e.clone()));
+        }
+        add("--cwd", self.cwd.as_ref().map(|d| d.display().to_string()));
+        add("--tool", Some(self.tool.clone()));
+        add("--args", Some(self.args.clone()));
+        add("--key-at", self.key_at.as_ref().map(key_at_text));
+        add("--observe", Some(self.observe.clone()));
+        add("--observe-filter", self.observe_filter.clone());
+        add("--observe-args", self.observe_args.clone());
+        add("--observe-step", (self.observe_step != 1.0).then(|| self.observe_step.to_string()));
+        add("--revision", self.revision.map(|r| r.as_str().to_string()));
+        for (name, ms, default) in [
+            ("--step-timeout-ms", self.step_timeout_ms, STEP_TIMEOUT_MS),
+            ("--start-timeout-ms", self.start_timeout_ms, START_TIMEOUT_MS),
+            ("--window-ms", self.window_ms, WINDOW_MS),
+            ("--stop-grace-ms", self.stop_grace_ms, STOP_GRACE_MS),
+        ] {
+            add(name, (ms != default).then(|| ms.to_string()));
+        }
+        add("--hold-args", self.hold_args.clone());
+        for (name, on) in [("--no-pace", self.no_pace), ("--skip-non-json", self.skip_non_json)] {
+            if on {
+                flags.push(Flag::switch(name));
+            }
+        }
+        ReplayCommand {
+            cwd: std::env::current_dir().and_then(std::path::absolute).unwrap_or_default(),
+            trace: trace.display().to_string(),
+            flags,
+            evidence: self.evidence.as_ref().map(|d| d.display().to_string()),
+        }
     }
 
     /// The server under test, from `--stdio` or `--http` (with `--launch`), `--env` and `--cwd`.
@@ -349,5 +402,14 @@ impl TargetArgs {
             (_, Some(_)) => return Err(anyhow!("--observe-args applies to tool: observers only")),
         }
         Observer::new(source, self.observe_step).map_err(|e| anyhow!("--observe-step: {e}"))
+    }
+}
+
+/// `--key-at`'s value as a user types it.
+fn key_at_text(k: &KeyAt) -> String {
+    match k {
+        KeyAt::Params => "params".into(),
+        KeyAt::Meta(name) => format!("meta:{name}"),
+        KeyAt::Arg(name) => format!("arg:{name}"),
     }
 }

@@ -108,6 +108,7 @@ fn soak(runs: usize) {
             key_retention: None,
             skip_non_json: false,
             more_instances: Vec::new(),
+            command: None,
         };
         let evidence = Evidence::new(None).expect("evidence");
         let result = rt.block_on(replay(&trace, "scenario-1", profile.clone(), opts, evidence.clone()));

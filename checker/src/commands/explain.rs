@@ -12,8 +12,9 @@ use crate::report::redact::Redactor;
 use crate::report::replay::ReplayEvidence;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Options, Profile};
+use mcp_once_model::search::Counterexample;
+use mcp_once_model::trace::{TraceFile, TraceKind};
+use mcp_once_model::{explore_with, Budget, McpModel, Options, Profile, PropertyKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -69,10 +70,27 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
         audience,
         fix: &fix,
         conformant: conformant.as_ref(),
+        written_by_check: written_by_check(&valid.model, trace.property, &valid.path, budget),
     };
     let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());
     print!("{}", fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `mcp-once check` of the trace's cell writes this very trace: its search's shortest
+/// run of the property (or worst case) takes the same steps.
+fn written_by_check(model: &McpModel, kind: TraceKind, path: &Counterexample, budget: Budget) -> bool {
+    let worst = kind == TraceKind::WorstCase;
+    let properties: Vec<PropertyKind> = match kind {
+        TraceKind::Counterexample(p) => vec![p],
+        TraceKind::WorstCase => Vec::new(),
+    };
+    let found = explore_with(model, &properties, Options { worst, budget });
+    let shortest = match kind {
+        TraceKind::Counterexample(_) => found.results.first().and_then(|r| r.counterexample.as_ref()),
+        TraceKind::WorstCase => found.worst.trace.as_ref(),
+    };
+    shortest.is_some_and(|s| s.actions == path.actions)
 }
 
 /// `Err` naming the first difference when `ev` is not the evidence of a replay of `trace`

@@ -24,7 +24,8 @@ pub struct ReplayArgs {
 
 /// Run `mcp-once replay`: exit 1 confirmed, 0 not reproduced, 2 otherwise.
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
-    let options = a.target.options()?;
+    let mut options = a.target.options()?;
+    options.command = Some(a.target.command(&a.trace));
     let result = replay::run_replay(&a.trace, options)?;
     print(a.format, &Report::Replay(&result))?;
     Ok(ExitCode::from(result.verdict.exit_code()))

@@ -6,10 +6,9 @@
 
 use crate::conformant::{Conformant, ConformantAnswer};
 use crate::fix::{Audience, Fix};
-use crate::report::markdown::{
-    cited_steps, faults, found_by, mermaid, parameter_table, property_flag, summary_paragraph,
-};
+use crate::report::markdown::{cited_steps, faults, found_by, mermaid, parameter_table, summary_paragraph};
 use crate::report::replay::ReplayEvidence;
+use crate::report::reproduce::{reproduce, Reproduce};
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
@@ -45,6 +44,9 @@ pub struct Issue<'a> {
     pub fix: &'a Fix,
     /// The conformant servers of the trace's kind, checked, where its server breaks a MUST.
     pub conformant: Option<&'a Conformant>,
+    /// Whether `mcp-once check` writes this very trace for its cell (its shortest run), so
+    /// that the Reproduce block can make it rather than ask for the file.
+    pub written_by_check: bool,
 }
 
 /// The report, its wire log folded so that the whole stays under [`GITHUB_LIMIT`].
@@ -69,7 +71,17 @@ fn render(issue: &Issue, log_budget: usize) -> String {
         let _ = writeln!(out, "### A conformant server\n\n{}", conformant_section(issue, k));
     }
     let _ = writeln!(out, "### Suggested fix\n\n{}", suggested_fix(issue));
-    let _ = writeln!(out, "### Reproduce\n\n{}", reproduce(issue));
+    let _ = writeln!(
+        out,
+        "### Reproduce\n\n{}",
+        reproduce(&Reproduce {
+            config: &m.config,
+            property: issue.property,
+            trace_file: issue.trace_file,
+            written_by_check: issue.written_by_check,
+            evidence: issue.evidence.map(|(ev, _)| ev),
+        })
+    );
     let _ = writeln!(out, "<details><summary>Parameters and sequence</summary>\n");
     out.push_str(&parameter_table(m, issue.property, issue.cex));
     let _ = writeln!(out, "\n```mermaid\n{}```\n\n</details>", mermaid(issue.cex));
@@ -437,58 +449,4 @@ fn suggested_fix(issue: &Issue) -> String {
         let _ = writeln!(out, "  Shown by `mcp-once check {to} --property {property}` (exit 0: it holds).");
     }
     out
-}
-
-/// The Reproduce section: the model, the trace, the replay, the report.
-fn reproduce(issue: &Issue) -> String {
-    let cfg = &issue.model.config;
-    let file = issue.trace_file;
-    let mut out = String::new();
-    let _ = writeln!(out, "```sh");
-    let _ = writeln!(
-        out,
-        "mcp-once check {cfg}{} --out traces/   # the model's shortest run",
-        property_flag(issue.property)
-    );
-    let _ = writeln!(out, "mcp-once check --trace {file}   # this trace is a real path of the model");
-    match issue.evidence {
-        Some((ev, dir)) => {
-            let _ = writeln!(out, "{}", replay_command(ev, file, dir));
-            let _ = writeln!(out, "mcp-once explain {file} --evidence {dir} > issue.md");
-        }
-        None => {
-            let _ = writeln!(out, "mcp-once replay {file} --stdio \"SERVER COMMAND\" --tool NAME --args JSON --observe ledger:PATH --evidence DIR");
-            let _ = writeln!(out, "mcp-once explain {file} --evidence DIR > issue.md");
-        }
-    }
-    let _ = writeln!(out, "```");
-    out
-}
-
-/// The `mcp-once replay` command that made the evidence, from what the evidence says.
-fn replay_command(ev: &ReplayEvidence, file: &str, dir: &str) -> String {
-    let target = &ev.result.target;
-    let server = if let Some(cmd) = target.strip_prefix("stdio: ") {
-        format!("--stdio '{cmd}'")
-    } else if let Some(rest) = target.strip_prefix("http: ") {
-        match rest.split_once(" (started by ") {
-            Some((url, cmd)) => format!("--http {url} --launch '{}'", cmd.trim_end_matches(')')),
-            None => format!("--http {rest}"),
-        }
-    } else {
-        format!("--stdio '{target}'")
-    };
-    let call = ev.call_ids().first().and_then(|id| ev.call_request(id)).cloned().unwrap_or_default();
-    let tool = call["params"]["name"].as_str().unwrap_or("NAME").to_string();
-    let mut args = call["params"]["arguments"].clone();
-    if let Some(map) = args.as_object_mut() {
-        // The runner adds its pacing arguments itself, when the tool takes them.
-        map.remove("delay_before_ms");
-        map.remove("delay_after_ms");
-    }
-    let observe = match ev.result.observer.strip_prefix("ledger ") {
-        Some(path) if !path.contains(" where ") => format!("ledger:{path}"),
-        _ => "SPEC".into(),
-    };
-    format!("mcp-once replay {file} {server} --tool {tool} --args '{args}' --observe {observe} --evidence {dir}")
 }

@@ -19,5 +19,6 @@ pub mod redact;
 pub mod render;
 pub mod replay;
 pub mod replay_result;
+pub mod reproduce;
 pub mod table;
 pub mod text;

@@ -49,25 +49,7 @@ impl Redactor {
         if self.keep {
             return text.to_string();
         }
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        let mut prev: Option<char> = None;
-        while let Some(c) = rest.chars().next() {
-            if c == '/' && prev.is_none_or(|p| BEFORE.contains(&p)) {
-                let end = rest.find(AFTER).unwrap_or(rest.len());
-                let token = &rest[..end];
-                if let Some(short) = self.shorten(token) {
-                    out.push_str(&short);
-                    prev = token.chars().last();
-                    rest = &rest[end..];
-                    continue;
-                }
-            }
-            out.push(c);
-            prev = Some(c);
-            rest = &rest[c.len_utf8()..];
-        }
-        out
+        map_paths(text, |token| self.shorten(token))
     }
 
     /// The placeholder form of an absolute path, or None when `token` is not one (a URL's
@@ -94,6 +76,30 @@ impl Redactor {
         }
         None
     }
+}
+
+/// `text` with each absolute path (a `/` at the start or after one of [`BEFORE`], up to one of
+/// [`AFTER`]) replaced by what `f` gives for it; a path `f` gives nothing for stays.
+pub fn map_paths(text: &str, mut f: impl FnMut(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut prev: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        if c == '/' && prev.is_none_or(|p| BEFORE.contains(&p)) {
+            let end = rest.find(AFTER).unwrap_or(rest.len());
+            let token = &rest[..end];
+            if let Some(short) = f(token) {
+                out.push_str(&short);
+                prev = token.chars().last();
+                rest = &rest[end..];
+                continue;
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 #[cfg(test)]

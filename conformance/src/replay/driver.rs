@@ -165,6 +165,7 @@ impl<'t> Driver<'t> {
             steps: std::mem::take(&mut self.steps),
             notes: std::mem::take(&mut self.notes),
             wall_ms: self.session.evidence.elapsed_ms(),
+            command: self.session.opts.command.clone(),
         }
     }
 

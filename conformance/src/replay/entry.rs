@@ -39,6 +39,7 @@ pub fn interrupted(
         steps: Vec::new(),
         notes: Vec::new(),
         wall_ms: evidence.elapsed_ms(),
+        command: options.command.clone(),
     }
 }
 

@@ -13,12 +13,13 @@
 //! replay reached), [`step`] (how a step ends),
 //! [`message`] (the calls the runner writes), [`process`] (server processes and their groups; [`strays`], what they leave outside
 //! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects, read through a session in [`readings`]; [`server_log`], the server's stderr read back),
-//! [`pacing`] (which server steps to hold back), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
+//! [`pacing`] (which server steps to hold back), [`command`] (the command line a result records), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
 mod attempts;
 pub mod breach;
 pub mod client_steps;
+pub mod command;
 pub mod conduct;
 pub mod continuation;
 pub mod crash_point;

@@ -338,6 +338,7 @@ impl FixturePaths {
             key_retention: None,
             skip_non_json: false,
             more_instances: Vec::new(),
+            command: None,
         })
     }
 }

@@ -153,6 +153,9 @@ pub struct ReplayOptions {
     /// for a trace of the model's `--instances 2`: each request goes to the instance the
     /// trace's `ServerReceive` names. Empty: one server, `target`.
     pub more_instances: Vec<Target>,
+    /// The command line that asked for this replay, as given, recorded in the result (None:
+    /// not run from `mcp-once replay`).
+    pub command: Option<crate::replay::command::ReplayCommand>,
 }
 
 /// A replay's verdict.
@@ -307,6 +310,9 @@ pub struct ReplayResult {
     pub notes: Vec<String>,
     /// Wall time in milliseconds.
     pub wall_ms: f64,
+    /// The `mcp-once replay` command line that made this result, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<crate::replay::command::ReplayCommand>,
 }
 
 impl ReplayResult {
