@@ -124,6 +124,25 @@ fn machine_paths() -> Vec<String> {
     out
 }
 
+/// The lines of a Markdown report with a placeholder (`<tmp>`, `<path>/...`) outside code:
+/// Markdown renders those as HTML tags.
+fn bare_placeholders(report: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in report.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let prose = line.split('`').step_by(2).collect::<String>();
+        let tags = ["<tmp>", "<path>", "<evidence>", "<fixtures>", "<traces>"];
+        if !fenced && tags.iter().any(|t| prose.contains(t)) {
+            out.push(line);
+        }
+    }
+    out
+}
+
 fn check_sdk(sdk: Server) {
     let (report, kept, evidence, fixture_file) = replay_and_explain(sdk);
     let name = sdk.name();
@@ -142,6 +161,12 @@ fn check_sdk(sdk: Server) {
         assert!(!report.contains(&p), "{name}: the report shows the path {p}:\n{report}");
     }
     assert!(report.contains("<evidence>/evidence.jsonl"), "{name}: {report}");
+    // The spec's own link, inside the quoted sentence, is left as the spec has it.
+    let link = "[cancellation notification](/specification/2025-11-25/basic/utilities/cancellation)";
+    assert!(report.contains(link), "{name}: the quoted spec link is kept: {report}");
+    assert!(report.contains("counted by ledger `<traces>/ledger.jsonl`"), "{name}: {report}");
+    let bare = bare_placeholders(&report);
+    assert!(bare.is_empty(), "{name}: placeholders outside code render as HTML tags: {bare:#?}");
     assert!(report.len() < 65_536, "{name}: {} characters", report.len());
 
     assert!(kept.contains(&evidence.display().to_string()), "{name}: --keep-paths keeps the evidence folder: {kept}");

@@ -174,7 +174,7 @@ fn rebuilt(ev: &ReplayEvidence, substitute: &mut Vec<String>) -> Vec<String> {
 /// replay's folder `cwd` relative to it; any other becomes the placeholder `<path>/NAME`
 /// (added to `substitute`).
 fn checkout_paths(value: &str, cwd: &Path, substitute: &mut Vec<String>) -> String {
-    map_paths(value, |token| {
+    map_paths(value, |_, token| {
         if token.starts_with("//") || token.len() < 2 {
             return None;
         }
