@@ -12,6 +12,7 @@
 //! `interrupted`.
 
 use crate::cells::{cell_name, Cell};
+use mcp_once_conformance::replay::confirmed_trace::write_confirmed_trace;
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
 use mcp_once_conformance::replay::{process, replay, write_result, ReplayVerdict};
@@ -214,6 +215,9 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     let result = runtime.block_on(replay(&job.trace, &name, Profile::clone(&job.profile), opts, evidence));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let mut reason = result.reason.clone();
+    if let Err(why) = write_confirmed_trace(&result, &job.trace, &job.profile) {
+        reason.push_str(&format!(" (the confirmed trace was not written: {why})"));
+    }
     if let Err(e) = write_result(&result) {
         reason.push_str(&format!(" (result.json not written: {e})"));
     }

@@ -65,6 +65,16 @@ fn check_shape(v: &Value, code: i32) -> Vec<Value> {
             let result: Value =
                 serde_json::from_str(&std::fs::read_to_string(dir.join("evidence/result.json")).unwrap()).unwrap();
             assert_eq!(result["verdict"], r["verdict"], "result.json agrees: {r}");
+            // A confirmed counterexample is written as an ITF trace beside its evidence, which
+            // `explain` takes.
+            let trace = dir.join("evidence/trace.itf.json");
+            assert_eq!(trace.is_file(), r["verdict"] == "confirmed", "trace.itf.json iff confirmed: {r}");
+            if trace.is_file() {
+                let out = mcp_once!().arg("explain").arg(&trace).arg("--evidence").arg(dir.join("evidence")).output();
+                let out = out.unwrap();
+                assert_eq!(out.status.code(), Some(0), "explained from confirm's files: {}", text(&out.stderr));
+                assert!(text(&out.stdout).contains("The replay was **confirmed**"), "{r}");
+            }
             assert_groups_gone(&jsonl::evidence(&dir.join("evidence")), r["cell"].as_str().unwrap());
         }
     }

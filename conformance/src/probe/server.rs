@@ -9,6 +9,7 @@
 use crate::probe::checks::{now_rfc3339, reference, CheckRecord, SpecReference, Status};
 use crate::probe::key_checks::{key_checks, KEY_CHECKS};
 use crate::probe::preflight::{not_implemented, preflight, Preflight};
+use crate::replay::confirmed_trace::write_confirmed_trace;
 use crate::replay::driver::replay;
 use crate::replay::evidence::Evidence;
 use crate::replay::session::NonJsonLines;
@@ -123,7 +124,10 @@ async fn scenario_check(
                         break;
                     }
                 };
-                let result = replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
+                let mut result = replay(&trace, &name, profile.clone(), options.clone(), evidence).await;
+                if let Err(why) = write_confirmed_trace(&result, &trace, profile) {
+                    result.notes.push(format!("the confirmed trace was not written: {why}"));
+                }
                 let _ = write_result(&result);
                 runs.push(result);
                 of_server.push(server);

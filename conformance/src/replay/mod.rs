@@ -13,7 +13,7 @@
 //! replay reached), [`step`] (how a step ends),
 //! [`message`] (the calls the runner writes), [`process`] (server processes and their groups; [`strays`], what they leave outside
 //! the group), [`wire`] and [`frame`] (the raw JSON-RPC client), [`observer`] (counting effects, read through a session in [`readings`]; [`server_log`], the server's stderr read back),
-//! [`pacing`] (which server steps to hold back), [`command`] (the command line a result records), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
+//! [`pacing`] (which server steps to hold back), [`command`] (the command line a result records), [`confirmed_trace`] (a confirmed trace written beside its evidence), [`evidence`] (the log), [`sdk_fixtures`] (the SDK
 //! fixtures and the scenarios as ready-made replays).
 
 mod attempts;
@@ -21,6 +21,7 @@ pub mod breach;
 pub mod client_steps;
 pub mod command;
 pub mod conduct;
+pub mod confirmed_trace;
 pub mod continuation;
 pub mod crash_point;
 pub mod driver;
