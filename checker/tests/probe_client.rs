@@ -181,3 +181,49 @@ fn langgraph_with_its_default_retry_policy_is_retry_any() {
     }
     assert_eq!(code, 1);
 }
+
+/// `explain --for client --client-record DIR` after `probe-client --records DIR` on the
+/// TypeScript SDK client: the report's title and client line name that client by its
+/// `clientInfo` (name, the installed SDK's version) and the command it was run as.
+#[test]
+fn explain_for_client_names_the_client_probe_client_measured() {
+    let dir = scratch!("probe_client", "ts-named");
+    let script = fixtures::dir().join("typescript/probe-client.mjs");
+    let client = format!("node {} --timeout-ms 1000 --retries 1 --retry-on timeout", script.display());
+    let (doc, code) = probe(&dir, &client, "http", &["timeout"]);
+    assert_eq!(code, 1, "a retry on timeout runs the tool twice: {doc:#}");
+    let package: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            fixtures::dir().join("typescript/node_modules/@modelcontextprotocol/sdk/package.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let version = package["version"].as_str().unwrap();
+    let traces = dir.join("traces");
+    let out = mcp_once!()
+        .args(["check", "--profile", "mcp-2025-11-25", "--transport", "http", "--client", "retry-on-timeout"])
+        .args(["--retries", "1", "--crashes", "0", "--property", "at-most-once", "--out"])
+        .arg(&traces)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let trace = mcp_once_testkit::trace_in(&traces, "at-most-once");
+    let out = mcp_once!()
+        .arg("explain")
+        .arg(&trace)
+        .args(["--for", "client", "--client-record"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let title = report.lines().next().unwrap();
+    assert!(title.starts_with(&format!("## mcp-once-probe-typescript {version} ")), "the client by name: {title}");
+    let line = format!(
+        "- Client measured: `mcp-once-probe-typescript` {version}, run as `node <fixtures>/typescript/probe-client.mjs \
+         --timeout-ms 1000 --retries 1 --retry-on timeout` by `mcp-once probe-client` over http (checked as `--client \
+         retry-on-timeout --key none`)"
+    );
+    assert!(report.contains(&line), "{report}");
+}

@@ -12,6 +12,7 @@ use crate::report::redact::Redactor;
 use crate::report::replay::ReplayEvidence;
 use anyhow::{anyhow, Result};
 use clap::Args;
+use mcp_once_conformance::probe_client::measured::MeasuredClient;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::{TraceFile, TraceKind};
 use mcp_once_model::{explore_with, Budget, McpModel, Options, Profile, PropertyKind};
@@ -31,6 +32,10 @@ pub struct ExplainArgs {
     /// client's retry policy, or the spec. Default: server with --evidence, spec without.
     #[arg(long = "for", value_enum, value_name = "WHO")]
     audience: Option<Audience>,
+    /// A `probe-client --records` folder: its `client.json` names the client (command and
+    /// clientInfo version) the report is about, with `--for client`.
+    #[arg(long, value_name = "DIR")]
+    client_record: Option<PathBuf>,
     /// Keep the machine's absolute paths (by default they become placeholders such as
     /// `<evidence>/evidence.jsonl` or `<fixtures>/typescript/server.mjs`).
     #[arg(long)]
@@ -54,6 +59,7 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     if let Some(ev) = &evidence {
         evidence_of(&trace, &profile, ev).map_err(|why| anyhow!("{dir}: not the evidence of {file}: {why}"))?;
     }
+    let client = a.client_record.as_deref().map(MeasuredClient::read).transpose()?;
     let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.judged();
@@ -70,6 +76,7 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
         audience,
         fix: &fix,
         conformant: conformant.as_ref(),
+        client: client.as_ref(),
         written_by_check: written_by_check(&valid.model, trace.property, &valid.path, budget),
     };
     let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());

@@ -8,6 +8,7 @@ use crate::report::render::{Kind, Report};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::probe::checks::exit_code;
+use mcp_once_conformance::probe_client::measured::MeasuredClient;
 use mcp_once_conformance::probe_client::{
     classify, run_scenario, ClientCommand, Observed, RunOptions, Scenario, Transport,
 };
@@ -38,8 +39,9 @@ pub struct ProbeClientArgs {
     /// The longest one scenario's client may run, in seconds (then it is killed).
     #[arg(long, default_value_t = 60.0)]
     bound: f64,
-    /// Keep the records and the client's output in this folder (default: a temporary folder,
-    /// removed at the end).
+    /// Keep the records and the client's output in this folder, with `client.json` (the client
+    /// command and its clientInfo, for `explain --for client --client-record DIR`; default: a
+    /// temporary folder, removed at the end).
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
     /// Output format: text, json or markdown.
@@ -72,10 +74,14 @@ pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
         folder: folder.clone(),
     };
     let mut observed = Vec::new();
+    let mut runs = Vec::new();
     let mut failure = None;
     for s in &scenarios {
         match run_scenario(&client, *s, &opts) {
-            Ok(run) => observed.push(Observed::of(&run)),
+            Ok(run) => {
+                observed.push(Observed::of(&run));
+                runs.push(run);
+            }
             Err(e) => {
                 failure = Some(e);
                 break;
@@ -89,6 +95,10 @@ pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
         return Err(anyhow!("probe-client: {e}"));
     }
     let profile = classify(&observed);
+    if !temporary {
+        // For `explain --for client --client-record DIR`: the client by command and clientInfo.
+        MeasuredClient::of(&client.text, a.transport.as_str(), &runs, &profile).write(&folder)?;
+    }
     let report = ProbeClientReport {
         command: client.text.clone(),
         transport: a.transport,

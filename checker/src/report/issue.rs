@@ -9,6 +9,7 @@ use crate::fix::{Audience, Fix};
 use crate::report::markdown::{cited_steps, faults, found_by, mermaid, parameter_table, summary_paragraph};
 use crate::report::replay::ReplayEvidence;
 use crate::report::reproduce::{reproduce, Reproduce};
+use mcp_once_conformance::probe_client::measured::MeasuredClient;
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
@@ -44,6 +45,8 @@ pub struct Issue<'a> {
     pub fix: &'a Fix,
     /// The conformant servers of the trace's kind, checked, where its server breaks a MUST.
     pub conformant: Option<&'a Conformant>,
+    /// The client `probe-client` measured, when the report is about it.
+    pub client: Option<&'a MeasuredClient>,
     /// Whether `mcp-once check` writes this very trace for its cell (its shortest run), so
     /// that the Reproduce block can make it rather than ask for the file.
     pub written_by_check: bool,
@@ -145,9 +148,13 @@ fn title(issue: &Issue) -> String {
             let name = server.map_or(format!("A `{}` server", cfg.server), |p| format!("{} {}", p.name, p.version));
             format!("{name}: {what} after {after} ({} transport)", cfg.transport)
         }
-        Audience::Client => {
-            format!("Client retry policy `{}`: {what} after {after} ({} transport)", cfg.client, cfg.transport)
-        }
+        Audience::Client => match issue.client.and_then(|c| c.client_info.as_ref()) {
+            Some(info) => format!(
+                "{} {} (retry policy `{}`): {what} after {after} ({} transport)",
+                info.name, info.version, cfg.client, cfg.transport
+            ),
+            None => format!("Client retry policy `{}`: {what} after {after} ({} transport)", cfg.client, cfg.transport),
+        },
         Audience::Spec => {
             let profile = &issue.model.profile;
             let missing = if profile.knobs.idempotency_key.value == KeyPlacement::None {
@@ -201,6 +208,20 @@ fn who(issue: &Issue) -> String {
                 "- No replay evidence: run `mcp-once replay` on the server and add `--evidence DIR` to name it."
             );
         }
+    }
+    if let Some(c) = issue.client {
+        let info = c.client_info.as_ref().map_or("not named (no `clientInfo` in its `initialize`)".into(), |i| {
+            format!("`{}` {}", i.name, i.version)
+        });
+        let _ = writeln!(
+            out,
+            "- Client measured: {info}, run as `{}` by `mcp-once probe-client` over {} (checked as `--client {} --key {}`{})",
+            c.command,
+            c.transport,
+            c.policy,
+            c.key,
+            if c.policy == cfg.client { "" } else { "; not this trace's client policy" }
+        );
     }
     let _ = writeln!(out, "- Profile: `{}` ({})", issue.model.profile.name, issue.model.profile.title);
     out

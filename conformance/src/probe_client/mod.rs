@@ -11,6 +11,7 @@
 
 mod classify;
 mod http;
+pub mod measured;
 mod record;
 mod runner;
 mod scenario;
