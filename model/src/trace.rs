@@ -177,6 +177,10 @@ fn state_vars(model: &McpModel, s: &crate::state::State) -> Map<String, Value> {
         }
         if *k == "server" {
             v["up"] = if instances == 1 { v["up"][0].take() } else { v["up"].clone() };
+            // A run the server never ends a session in is written as it was before it could.
+            if model.config.session_terminations == 0 {
+                v.as_object_mut().expect("the server serialises as an object").remove("session_ends");
+            }
         }
         if let Value::Array(items) = &mut v {
             if *k != "inbox" {
