@@ -117,6 +117,42 @@ fn a_plain_client_over_http_is_no_retry() {
     assert_no_retry(&doc, code);
 }
 
+/// A client that sends a key where no profile's server reads it (a tool argument, as a user of
+/// an SDK without `params.idempotencyKey` would): the key is named with where it travels, every
+/// verdict is checked with key `none` and says why, SEP-3182's key-durable server does not
+/// "hold" for it, and the summary's connection fact agrees with the sessions the table shows.
+#[test]
+fn a_key_in_the_arguments_counts_under_no_profile() {
+    let dir = scratch!("probe_client", "key-in-arguments");
+    let (doc, code) = probe(&dir, &client("--retry-on-timeout --key-in-arguments"), "http", &["timeout"]);
+    let c = &doc["client"];
+    assert_eq!(
+        (c["key"].as_str(), c["key_at"].as_str()),
+        (Some("per-call"), Some("arguments.idempotency_key")),
+        "{doc:#}"
+    );
+    let summary = doc["summary"].as_str().unwrap();
+    assert!(summary.contains("key `per-call` in arguments.idempotency_key"), "{summary}");
+    let verdicts = doc["model"]["verdicts"].as_array().unwrap();
+    assert!(verdicts.iter().any(|v| v["profile"] == "sep-3182"), "{doc:#}");
+    for v in verdicts {
+        assert_eq!(v["key"], "none", "{v}");
+        let note = v["key_note"].as_str().unwrap_or_default();
+        assert!(note.contains("defines no idempotency key") || note.contains("would not see it"), "{v}");
+        if v["profile"] == "sep-3182" {
+            assert!(note.contains("params.idempotencyKey"), "{v}");
+            assert_ne!(v["verdict"], "holds", "a key the server never sees fixes nothing: {v}");
+        }
+    }
+    assert!(!summary.contains("holds"), "{summary}");
+    assert_eq!(code, 1, "one call ran twice: {doc:#}");
+    let timeout = scenario(&doc, "timeout");
+    let sessions: Vec<&str> = timeout["connections"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let session_of = |c: &str| c.split_once(" session ").map(|s| s.1.to_string());
+    let changed = sessions.windows(2).any(|w| session_of(w[0]) != session_of(w[1]));
+    assert!(!changed || c["new_connection"] == true, "the table shows a new session, the summary none: {doc:#}");
+}
+
 /// A client that cannot be probed: exit 2, one line on stderr naming the client and why.
 fn assert_bad_client(client: &str, extra: &[&str], why: &str, within: Duration) {
     let started = Instant::now();

@@ -82,7 +82,11 @@ pub fn headline(r: &ProbeClientReport) -> String {
         Some(v) => format!(": {}", v.sentence()),
         None => ": no built-in profile lets one call run twice at these bounds".into(),
     };
-    format!("{policy}, key `{}`{verdict}", c.key.name)
+    let key = match &c.key.at {
+        Some(at) => format!("key `{}` in {at}", c.key.name),
+        None => format!("key `{}`", c.key.name),
+    };
+    format!("{policy}, {key}{verdict}")
 }
 
 /// The `--format json` document.
@@ -104,6 +108,7 @@ pub fn to_json(r: &ProbeClientReport) -> Value {
             "outside_model": c.policy.outside,
             "unobserved": c.policy.unobserved,
             "key_note": c.key.note,
+            "key_at": c.key.at,
         },
         "summary": headline(r),
         "scenarios": r.scenarios,
@@ -118,7 +123,7 @@ pub fn to_json(r: &ProbeClientReport) -> Value {
 
 fn scenario_rows(r: &ProbeClientReport, row: &dyn Fn(&[String]) -> String) -> String {
     let mut s =
-        row(&["scenario", "attempts", "effects", "cancels", "backoff ms", "ids", "connections", "exit"]
+        row(&["scenario", "attempts", "effects", "cancels", "backoff ms", "ids", "connection, session", "exit"]
             .map(String::from));
     for o in &r.scenarios {
         let ids: Vec<String> = o.request_ids.iter().map(Value::to_string).collect();
@@ -156,7 +161,10 @@ fn facts(r: &ProbeClientReport) -> Vec<String> {
                 RetryId::New => "no",
             })
         ),
-        format!("a retry opens a new connection or session: {}", yes_no(c.new_connection)),
+        format!(
+            "a retry opens a new MCP connection (a new server process, handshake or session): {}",
+            yes_no(c.new_connection)
+        ),
         format!("its own timeout, as measured: {}", c.timeout_ms.map_or("not seen".into(), |t| format!("{t} ms"))),
     ];
     v.extend(c.notes.iter().cloned());
@@ -166,6 +174,9 @@ fn facts(r: &ProbeClientReport) -> Vec<String> {
     if let Some(n) = &c.key.note {
         v.push(format!("key: {n}"));
     }
+    let mut key_notes: Vec<&str> = r.verdicts.iter().filter_map(|v| v.key_note.as_deref()).collect();
+    key_notes.dedup();
+    v.extend(key_notes.into_iter().map(|n| format!("key: {n}")));
     v
 }
 
@@ -212,10 +223,12 @@ pub fn to_markdown(r: &ProbeClientReport) -> String {
         s.push_str(&format!("{l}\n"));
     }
     s.push_str(&format!("\n### The model (at-most-once, `{}`)\n\n", bounds_text(r)));
-    s.push_str("| profile | server | verdict | shortest trace (or states searched) |\n|---|---|---|---|\n");
+    s.push_str(
+        "| profile | server | key checked | verdict | shortest trace (or states searched) |\n|---|---|---|---|---|\n",
+    );
     for v in &r.verdicts {
         let steps = v.steps.map_or_else(|| v.note.clone().unwrap_or_default(), |n| format!("{n} steps"));
-        s.push_str(&format!("| {} | {} | {} | {} |\n", v.profile, v.server, v.verdict, steps));
+        s.push_str(&format!("| {} | {} | {} | {} | {} |\n", v.profile, v.server, v.key, v.verdict, steps));
     }
     s
 }

@@ -2,7 +2,7 @@
 //! cancellation on its own timeout, whether a retry reused the id, the key, the connection, the
 //! backoff; then the model's `--client` and `--key` names for it, or where it is outside them.
 
-use mcp_once_model::profile::RetryId;
+use mcp_once_model::profile::{KeyPlacement, RetryId};
 use mcp_once_model::state::Failure;
 use mcp_once_model::{ClientPolicy, KeyLifetime};
 use serde::Serialize;
@@ -39,7 +39,8 @@ pub struct Observed {
     /// For a held answer: how long it was held before the client gave up (its timeout).
     pub held_ms: Option<u64>,
     /// For each retry: whether the client opened a new MCP connection first (a new server
-    /// process, or an `initialize` / `server/discover` handshake since the previous attempt).
+    /// process, an `initialize` / `server/discover` handshake since the previous attempt, or
+    /// another HTTP session id). A new TCP connection within one session is not one.
     pub new_connection: Vec<bool>,
     /// Server processes that served the run.
     pub processes: usize,
@@ -72,7 +73,9 @@ impl Observed {
                 l["kind"] == "frame"
                     && matches!(l["message"]["method"].as_str(), Some("initialize" | "server/discover"))
             });
-            new_connection.push(handshake || first["pid"] != next["pid"]);
+            // A new session id is a new session even where its handshake was not recorded
+            // between the two attempts (a client that opens its sessions up front).
+            new_connection.push(handshake || first["pid"] != next["pid"] || first["session"] != next["session"]);
             let t = |l: &Value| l["t_ms"].as_u64().unwrap_or(0);
             let last_event = between
                 .iter()
@@ -133,6 +136,23 @@ pub struct KeyFound {
     pub name: KeyLifetime,
     /// What could not be told apart, if anything.
     pub note: Option<String>,
+    /// Where the key travelled (`params.idempotencyKey`, `_meta.NAME`, `arguments.NAME`; null:
+    /// no key).
+    pub at: Option<String>,
+}
+
+impl KeyFound {
+    /// Where the key travelled, in a profile's terms (None: no key was seen).
+    pub fn placement(&self) -> Option<KeyPlacement> {
+        let at = self.at.as_deref()?;
+        Some(if at == "params.idempotencyKey" {
+            KeyPlacement::Params
+        } else if at.starts_with("_meta.") {
+            KeyPlacement::Meta
+        } else {
+            KeyPlacement::Argument
+        })
+    }
 }
 
 /// The client, classified.
@@ -242,7 +262,9 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
         retries
             .first()
             .map(|o| if o.request_ids.windows(2).all(|w| w[0] == w[1]) { RetryId::Same } else { RetryId::New });
-    let new_connection = retries.first().map(|o| o.new_connection.iter().any(|n| *n));
+    // Any retry of any scenario on a new connection: the table shows every scenario, so the
+    // summary must not rest on the first alone.
+    let new_connection = (!retries.is_empty()).then(|| retries.iter().flat_map(|o| &o.new_connection).any(|n| *n));
     let timed =
         runs.iter().find(|o| o.scenario == Scenario::Timeout.as_str() && o.woke.as_deref() != Some("hold-limit"));
     // Over HTTP a closed response stream is the cancellation (rmcp cancels the handler on it).
@@ -277,20 +299,21 @@ pub fn classify(runs: &[Observed]) -> ClientProfile {
 fn key_found(runs: &[Observed]) -> KeyFound {
     let any_key = runs.iter().flat_map(|o| &o.keys).any(|k| !k.is_null());
     if !any_key {
-        return KeyFound { name: KeyLifetime::None, note: None };
+        return KeyFound { name: KeyLifetime::None, note: None, at: None };
     }
+    let at = runs.iter().find_map(|o| o.key_at.clone());
     let retried: Vec<&Observed> = runs.iter().filter(|o| o.retried()).collect();
     if retried.is_empty() {
         let note = "a key was sent but no retry was seen, so per-call and per-attempt are not told apart (checked as per-call)";
-        return KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()) };
+        return KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()), at };
     }
     let same = retried.iter().all(|o| o.keys.windows(2).all(|w| w[0] == w[1] && !w[0].is_null()));
     if same {
         let note =
             "a framework re-run that makes a new key (per-step) looks the same from the server unless the step fails";
-        KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()) }
+        KeyFound { name: KeyLifetime::PerCall, note: Some(note.into()), at }
     } else {
-        KeyFound { name: KeyLifetime::PerAttempt, note: None }
+        KeyFound { name: KeyLifetime::PerAttempt, note: None, at }
     }
 }
 
@@ -367,6 +390,34 @@ mod tests {
         same.keys = vec![json!("k"), json!("k")];
         assert_eq!(classify(&[same.clone()]).key.name, KeyLifetime::PerCall);
         same.keys = vec![json!("k1"), json!("k2")];
-        assert_eq!(classify(&[same]).key.name, KeyLifetime::PerAttempt);
+        assert_eq!(classify(&[same.clone()]).key.name, KeyLifetime::PerAttempt);
+        for (at, placement) in [
+            ("params.idempotencyKey", KeyPlacement::Params),
+            ("arguments.idempotency_key", KeyPlacement::Argument),
+            ("_meta.io.example/key", KeyPlacement::Meta),
+        ] {
+            same.key_at = Some(at.into());
+            let key = classify(&[same.clone()]).key;
+            assert_eq!((key.at.as_deref(), key.placement()), (Some(at), Some(placement)));
+        }
+        let none = classify(&[observed(Scenario::Timeout, 2, vec![1], Some(1000))]).key;
+        assert_eq!((none.name, none.placement()), (KeyLifetime::None, None));
+    }
+
+    /// Two attempts in two HTTP sessions with no handshake recorded between them (a client that
+    /// opened both sessions first) are on a new connection; two TCP connections in one session
+    /// are not; and the summary takes every retried scenario, not the first.
+    #[test]
+    fn a_retry_in_another_session_is_on_a_new_connection() {
+        let attempt = |conn: u64, session: &str, t: u64| json!({"kind": "attempt", "conn": format!("http:{conn}"), "session": session, "t_ms": t, "request_id": t});
+        let run = |record: Vec<Value>, scenario| {
+            Observed::of(&ScenarioRun { scenario, record, exit: Some(0), killed_at_bound: false, elapsed_ms: 5 })
+        };
+        let two_sessions = run(vec![attempt(1, "a", 1), attempt(2, "b", 2)], Scenario::Timeout);
+        assert_eq!(two_sessions.new_connection, [true]);
+        let one_session = run(vec![attempt(1, "a", 1), attempt(2, "a", 2)], Scenario::Disconnect);
+        assert_eq!(one_session.new_connection, [false]);
+        assert_eq!(classify(&[one_session.clone(), two_sessions.clone()]).new_connection, Some(true));
+        assert_eq!(classify(&[one_session]).new_connection, Some(false));
     }
 }
