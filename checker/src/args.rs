@@ -413,3 +413,13 @@ fn key_at_text(k: &KeyAt) -> String {
         KeyAt::Arg(name) => format!("arg:{name}"),
     }
 }
+
+/// `--summary FILE`, of the commands a CI runs (`probe`, `confirm`, `probe-client`).
+#[derive(Args)]
+pub struct SummaryArgs {
+    /// Append a short Markdown summary (counts passed, failed and skipped; the failures and the
+    /// skipped checks with their reasons) to this file, as a GitHub Actions job summary is:
+    /// `--summary "$GITHUB_STEP_SUMMARY"`
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+}

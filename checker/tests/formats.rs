@@ -1,7 +1,8 @@
 //! Every `--format` value each command's `--help` lists works: for every command `mcp-once
 //! --help` lists, each value its help names is run on a small input (one cell, one shard, the
-//! bundled Rust fixture, the Python SDK client for `probe-client`) and must exit 0 or 1 with non-empty output; `json` must parse and
-//! `markdown` must look like Markdown (a heading or a table), not plain text.
+//! bundled Rust fixture, the Python SDK client for `probe-client`) and must exit 0 or 1 with non-empty output; `json` must parse,
+//! `markdown` must look like Markdown (a heading or a table), not plain text, and `junit` must
+//! be JUnit XML a CI reader parses (`junit-parser`) with one test case or more.
 
 use mcp_once_testkit::{fixtures, mcp_once, scratch, text};
 use std::path::{Path, PathBuf};
@@ -141,6 +142,12 @@ fn every_format_each_command_lists_works() {
                 "markdown" => {
                     let md = stdout.lines().any(|l| l.starts_with('#') || l.starts_with('|'));
                     assert!(md, "{what}: not Markdown: {stdout}");
+                }
+                "junit" => {
+                    let parsed = junit_parser::from_reader(std::io::Cursor::new(stdout.as_bytes()))
+                        .unwrap_or_else(|e| panic!("{what}: not JUnit XML ({e}): {stdout}"));
+                    let cases: usize = parsed.suites.iter().map(|s| s.cases.len()).sum();
+                    assert!(cases > 0, "{what}: no test case: {stdout}");
                 }
                 _ => {}
             }

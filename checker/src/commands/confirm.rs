@@ -1,13 +1,14 @@
 //! `mcp-once confirm`: every counterexample of the default matrix (or of the cells chosen)
 //! replayed on the fixture that implements its cell's server, on the SDKs chosen.
 
-use crate::args::{BudgetArgs, ConfigArgs};
+use crate::args::{BudgetArgs, ConfigArgs, SummaryArgs};
 use crate::cells::{
     builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
 };
 use crate::confirm::{confirm, jobs, ConfirmOptions};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
+use crate::report::summary;
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::sdk_fixtures::{FixtureError, FixturePaths, Sdk};
@@ -66,9 +67,12 @@ pub struct ConfirmArgs {
     fixtures: Option<PathBuf>,
     #[command(flatten)]
     budget: BudgetArgs,
-    /// Output format.
+    /// Output format (junit: one test case per replay, cell × property × SDK; a replay that
+    /// could not follow its trace or tell is skipped with its reason).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Confirm))]
     format: Format,
+    #[command(flatten)]
+    summary: SummaryArgs,
 }
 
 /// Whether `c` has every parameter the flags give.
@@ -191,6 +195,10 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let all_confirmed = results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
-    print(a.format, &Report::Confirm { results: &results, evidence: &evidence })?;
+    let report = Report::Confirm { results: &results, evidence: &evidence };
+    print(a.format, &report)?;
+    if let Some(path) = &a.summary.summary {
+        summary::append(path, &report)?;
+    }
     Ok(if all_confirmed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

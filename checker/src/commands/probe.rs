@@ -1,9 +1,10 @@
 //! `mcp-once probe`: a server conformance-tested with the model's catalogue (and the SEP-3182
 //! key checks with `--key-at`), in the MCP conformance suite's check shape, after a preflight.
 
-use crate::args::TargetArgs;
+use crate::args::{SummaryArgs, TargetArgs};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
+use crate::report::summary;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::probe;
@@ -26,14 +27,18 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "FILE")]
     expected_failures: Option<PathBuf>,
     /// Output format (json: `{"checks": [...]}` in the MCP conformance suite's shape, with
-    /// `baseline` when --expected-failures is given).
+    /// `baseline` when --expected-failures is given; junit: one test case per check, an
+    /// expected failure skipped, a stale baseline entry failed).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Probe))]
     format: Format,
+    #[command(flatten)]
+    summary: SummaryArgs,
 }
 
 /// Run `mcp-once probe`: exit 1 a check failed, 2 one could not be tested, 0 all passed.
 pub fn run(a: ProbeArgs) -> Result<ExitCode> {
     let options = a.target.options()?;
+    let evidence = options.evidence_dir.clone();
     let keyed = a.target.key_at.is_some();
     let baseline = match &a.expected_failures {
         Some(path) => {
@@ -55,7 +60,11 @@ pub fn run(a: ProbeArgs) -> Result<ExitCode> {
         }
     };
     let judged = baseline.as_ref().map(|b| b.judge(&checks));
-    print(a.format, &Report::Probe { checks: &checks, baseline: judged.as_ref() })?;
+    let report = Report::Probe { checks: &checks, baseline: judged.as_ref(), evidence: evidence.as_deref() };
+    print(a.format, &report)?;
+    if let Some(path) = &a.summary.summary {
+        summary::append(path, &report)?;
+    }
     let code = judged.map_or_else(|| probe::checks::exit_code(&checks), |j| j.exit_code());
     Ok(ExitCode::from(code))
 }

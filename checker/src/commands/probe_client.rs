@@ -1,10 +1,12 @@
 //! `mcp-once probe-client`: run a client command against `serve` once per fault scenario,
 //! classify its retry and key behaviour from the records, and say what the model makes of it.
 
+use crate::args::SummaryArgs;
 use crate::client_verdicts::{bounds_for, verdicts};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::probe_client::{checks, ProbeClientReport};
 use crate::report::render::{Kind, Report};
+use crate::report::summary;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use mcp_once_conformance::probe::checks::exit_code;
@@ -44,9 +46,11 @@ pub struct ProbeClientArgs {
     /// temporary folder, removed at the end).
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
-    /// Output format: text, json or markdown.
+    /// Output format: text, json, markdown or junit (one test case per scenario).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::ProbeClient))]
     format: Format,
+    #[command(flatten)]
+    summary: SummaryArgs,
 }
 
 /// Run `mcp-once probe-client`: exit 1 a scenario ran the tool more than once for one call, 2
@@ -99,7 +103,7 @@ pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
         // For `explain --for client --client-record DIR`: the client by command and clientInfo.
         MeasuredClient::of(&client.text, a.transport.as_str(), &runs, &profile).write(&folder)?;
     }
-    let report = ProbeClientReport {
+    let found = ProbeClientReport {
         command: client.text.clone(),
         transport: a.transport,
         verdicts: verdicts(&profile, a.transport),
@@ -107,7 +111,12 @@ pub fn run(a: ProbeClientArgs) -> Result<ExitCode> {
         checks: checks(&observed),
         client: profile,
         scenarios: observed,
+        records: a.records.clone(),
     };
-    print(a.format, &Report::ProbeClient(&report))?;
-    Ok(ExitCode::from(exit_code(&report.checks)))
+    let report = Report::ProbeClient(&found);
+    print(a.format, &report)?;
+    if let Some(path) = &a.summary.summary {
+        summary::append(path, &report)?;
+    }
+    Ok(ExitCode::from(exit_code(&found.checks)))
 }

@@ -27,7 +27,7 @@ impl Renderer for AsJson {
             Report::Matrix { record, .. } | Report::Merged(record) => pretty(record),
             Report::Diff { diff, keys, bounds, .. } => pretty(&DiffRecord::of(diff, keys, bounds)),
             Report::Replay(result) => pretty(&result.to_json()),
-            Report::Probe { checks, baseline } => pretty(&probe_json(checks, *baseline)),
+            Report::Probe { checks, baseline, .. } => pretty(&probe_json(checks, *baseline)),
             Report::ProbeClient(r) => pretty(&probe_client::to_json(r)),
             Report::Confirm { results, .. } => pretty(&ConfirmRecord::of(results.to_vec())),
             Report::Bench(r) => pretty(r),

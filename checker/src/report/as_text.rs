@@ -35,7 +35,7 @@ impl Renderer for AsText {
                 diff_text(diff, keys, bounds, style)
             }
             Report::Replay(result) => replay_text(result),
-            Report::Probe { checks, baseline } => probe_text(checks, *baseline),
+            Report::Probe { checks, baseline, .. } => probe_text(checks, *baseline),
             Report::ProbeClient(r) => probe_client::to_text(r),
             Report::Confirm { results, evidence } => confirm_text(results, evidence),
             Report::Bench(r) => bench_text(r),

@@ -1,10 +1,11 @@
 //! The one place an output format is decided. A command builds its [`Report`] (typed data,
 //! `render.rs`) and calls [`print`]; each format renders every kind of report in a file of its
-//! own (`as_text.rs`, `as_json.rs`, `as_markdown.rs`). A new format is one such file
+//! own (`as_text.rs`, `as_json.rs`, `as_markdown.rs`, `as_junit.rs`). A new format is one such file
 //! implementing [`Renderer`] plus one arm of [`Format`]; a command's `--format`
 //! ([`formats_for`]) offers exactly the formats whose renderer supports its report.
 
 use crate::report::as_json::AsJson;
+use crate::report::as_junit::AsJunit;
 use crate::report::as_markdown::AsMarkdown;
 use crate::report::as_text::AsText;
 use crate::report::render::{Kind, Renderer, Report};
@@ -20,11 +21,13 @@ pub enum Format {
     Json,
     /// For an issue or a pull request.
     Markdown,
+    /// JUnit XML, for a CI system's test report.
+    Junit,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: &'static [Format] = &[Format::Text, Format::Json, Format::Markdown];
+    pub const ALL: &'static [Format] = &[Format::Text, Format::Json, Format::Markdown, Format::Junit];
 
     /// The spelling `--format` takes.
     pub fn as_str(self) -> &'static str {
@@ -32,6 +35,7 @@ impl Format {
             Format::Text => "text",
             Format::Json => "json",
             Format::Markdown => "markdown",
+            Format::Junit => "junit",
         }
     }
 
@@ -40,6 +44,7 @@ impl Format {
             Format::Text => &AsText,
             Format::Json => &AsJson,
             Format::Markdown => &AsMarkdown,
+            Format::Junit => &AsJunit,
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct ProbeClientReport {
     pub bounds: Bounds,
     /// One check per scenario.
     pub checks: Vec<CheckRecord>,
+    /// The `--records` folder, if the records were kept there.
+    pub records: Option<std::path::PathBuf>,
 }
 
 /// One check per scenario: did one logical call run the tool at most once? A run the client did

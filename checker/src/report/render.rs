@@ -87,6 +87,8 @@ pub enum Report<'a> {
         checks: &'a [CheckRecord],
         /// The judgement against the baseline.
         baseline: Option<&'a BaselineResult>,
+        /// The `--evidence` folder, if one was given.
+        evidence: Option<&'a Path>,
     },
     /// `probe-client`.
     ProbeClient(&'a ProbeClientReport),
