@@ -83,7 +83,8 @@ fn the_action_passes_on_expected_failures_and_writes_its_reports() {
     let tests = parsed.suites.first().map_or(0, |s| s.cases.len() as u64);
     let suite = validate(&xml, "mcp-once probe", Counts { tests, failures: 0, skipped: 3 })
         .unwrap_or_else(|e| panic!("{e}:\n{xml}"));
-    let expected: Vec<&str> = suite.cases.iter().filter(|c| c.status.is_skipped()).map(|c| c.name.as_str()).collect();
+    let expected: Vec<&str> =
+        suite.cases.iter().filter(|c| c.status.is_skipped()).map(|c| c.original_name.as_str()).collect();
     assert_eq!(expected, ["mcp-once-retry-after-timeout", "mcp-once-retry-after-restart", "mcp-once-framework-rerun"]);
 
     let summary = read(&dir.join("step-summary.md"));

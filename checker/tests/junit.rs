@@ -93,7 +93,7 @@ fn probe_as_junit_has_a_case_per_check_and_honours_the_expected_failures() {
     assert_eq!(code, 1, "the exit code stays the probe's");
     let suite = validate(&xml, "mcp-once probe", want).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
     let ids: Vec<&str> = checks.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    let names: Vec<&str> = suite.cases.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = suite.cases.iter().map(|c| c.original_name.as_str()).collect();
     assert_eq!(names, ids, "one case per check, in order");
     for (case, check) in suite.cases.iter().zip(checks) {
         if check["status"] == "FAILURE" {
@@ -121,7 +121,7 @@ fn probe_as_junit_has_a_case_per_check_and_honours_the_expected_failures() {
     assert_eq!(code, 0, "only expected failures: {xml}");
     let judged = Counts { tests: want.tests, failures: 0, skipped: want.skipped + want.failures };
     let suite = validate(&xml, "mcp-once probe", judged).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
-    for case in suite.cases.iter().filter(|c| failed.contains(&c.name.as_str())) {
+    for case in suite.cases.iter().filter(|c| failed.contains(&c.original_name.as_str())) {
         assert!(message(case).unwrap().starts_with("expected failure"), "{case:?}");
     }
     assert_summary(&summary, "probe", judged);
@@ -162,8 +162,8 @@ fn confirm_as_junit_skips_what_it_could_not_replay() {
     assert_eq!(code, 1, "a replay that is not confirmed: exit 1");
     let parsed = junit_parser::from_reader(std::io::Cursor::new(xml.as_bytes())).unwrap();
     let cases = &parsed.suites[0].cases;
-    let rust: Vec<_> = cases.iter().filter(|c| c.name.ends_with(" on rust")).collect();
-    let typescript: Vec<_> = cases.iter().filter(|c| c.name.ends_with(" on typescript")).collect();
+    let rust: Vec<_> = cases.iter().filter(|c| c.original_name.ends_with(" on rust")).collect();
+    let typescript: Vec<_> = cases.iter().filter(|c| c.original_name.ends_with(" on typescript")).collect();
     assert!(!rust.is_empty() && rust.len() == typescript.len(), "{xml}");
     let want = Counts { tests: cases.len() as u64, failures: 0, skipped: typescript.len() as u64 };
     validate(&xml, "mcp-once confirm", want).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
@@ -215,7 +215,8 @@ fn probe_client_as_junit_fails_the_scenario_that_ran_twice() {
     assert_eq!(code, 1, "{xml}");
     let want = Counts { tests: 2, failures: 1, skipped: 0 };
     let suite = validate(&xml, "mcp-once probe-client", want).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
-    let timeout = suite.cases.iter().find(|c| c.name == "mcp-once-client-timeout").expect("a case per scenario");
+    let timeout =
+        suite.cases.iter().find(|c| c.original_name == "mcp-once-client-timeout").expect("a case per scenario");
     assert!(message(timeout).unwrap().contains("the tool ran 2 times for one logical call"), "{timeout:?}");
     let files = attachments(timeout);
     assert!(files.iter().any(|f| f.ends_with("timeout.record.jsonl")), "{files:?}");
