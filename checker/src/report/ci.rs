@@ -90,7 +90,7 @@ fn by_status(c: &CheckRecord) -> (CiOutcome, Vec<String>) {
 
 /// A check's outcome judged against the expected failures, as the exit code judges it.
 fn against(c: &CheckRecord, b: &BaselineResult) -> (CiOutcome, Vec<String>) {
-    let listed = |ids: &[String]| ids.iter().any(|i| *i == c.id);
+    let listed = |ids: &[String]| ids.contains(&c.id);
     let message = c.error_message.clone().unwrap_or_default();
     if c.status == Status::Untestable {
         (CiOutcome::Skipped(message), Vec::new())
