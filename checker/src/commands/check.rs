@@ -30,8 +30,9 @@ pub struct CheckArgs {
     worst: bool,
     #[command(flatten)]
     budget: BudgetArgs,
-    /// Output format: text, json or markdown (one cell: the verdicts and each counterexample's
-    /// issue-ready report; the whole matrix: its table).
+    /// Output format: text, json, markdown or html (one cell: the verdicts and each
+    /// counterexample's issue-ready report; the whole matrix: its table; html: one page, the
+    /// verdict grid with each trace drawn).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Check))]
     format: Format,
     /// Write each counterexample (and the worst case) as an ITF trace file in this folder.

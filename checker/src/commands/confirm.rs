@@ -68,7 +68,8 @@ pub struct ConfirmArgs {
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format (junit: one test case per replay, cell × property × SDK; a replay that
-    /// could not follow its trace or tell is skipped with its reason).
+    /// could not follow its trace or tell is skipped with its reason; html: one page, the
+    /// verdict grid with each trace drawn and each replay's verdict and evidence).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Confirm))]
     format: Format,
     #[command(flatten)]
@@ -195,7 +196,7 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let all_confirmed = results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
-    let report = Report::Confirm { results: &results, evidence: &evidence };
+    let report = Report::Confirm { results: &results, evidence: &evidence, cells: &checked };
     print(a.format, &report)?;
     if let Some(path) = &a.summary.summary {
         summary::append(path, &report)?;

@@ -19,7 +19,8 @@ pub struct MatrixArgs {
     /// Profiles to include (default: every built-in). Repeat the flag for several.
     #[arg(long)]
     profile: Vec<String>,
-    /// Output format: text, markdown or json.
+    /// Output format: text, markdown, json or html (one self-contained page: the verdict grid
+    /// per profile, each violated verdict linking to its trace, drawn).
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Matrix))]
     format: Format,
     /// Write every counterexample trace to this folder.

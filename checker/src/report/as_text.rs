@@ -37,7 +37,7 @@ impl Renderer for AsText {
             Report::Replay(result) => replay_text(result),
             Report::Probe { checks, baseline, .. } => probe_text(checks, *baseline),
             Report::ProbeClient(r) => probe_client::to_text(r),
-            Report::Confirm { results, evidence } => confirm_text(results, evidence),
+            Report::Confirm { results, evidence, .. } => confirm_text(results, evidence),
             Report::Bench(r) => bench_text(r),
         })
     }

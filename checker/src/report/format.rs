@@ -4,6 +4,7 @@
 //! implementing [`Renderer`] plus one arm of [`Format`]; a command's `--format`
 //! ([`formats_for`]) offers exactly the formats whose renderer supports its report.
 
+use crate::report::as_html::AsHtml;
 use crate::report::as_json::AsJson;
 use crate::report::as_junit::AsJunit;
 use crate::report::as_markdown::AsMarkdown;
@@ -23,11 +24,13 @@ pub enum Format {
     Markdown,
     /// JUnit XML, for a CI system's test report.
     Junit,
+    /// One self-contained HTML page: the verdict grid, each trace drawn.
+    Html,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: &'static [Format] = &[Format::Text, Format::Json, Format::Markdown, Format::Junit];
+    pub const ALL: &'static [Format] = &[Format::Text, Format::Json, Format::Markdown, Format::Junit, Format::Html];
 
     /// The spelling `--format` takes.
     pub fn as_str(self) -> &'static str {
@@ -36,6 +39,7 @@ impl Format {
             Format::Json => "json",
             Format::Markdown => "markdown",
             Format::Junit => "junit",
+            Format::Html => "html",
         }
     }
 
@@ -45,6 +49,7 @@ impl Format {
             Format::Json => &AsJson,
             Format::Markdown => &AsMarkdown,
             Format::Junit => &AsJunit,
+            Format::Html => &AsHtml,
         }
     }
 }

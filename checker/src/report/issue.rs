@@ -6,9 +6,10 @@
 
 use crate::conformant::{Conformant, ConformantAnswer};
 use crate::fix::{Audience, Fix};
-use crate::report::markdown::{cited_steps, faults, found_by, mermaid, parameter_table, summary_paragraph};
+use crate::report::markdown::{cited_steps, faults, found_by, parameter_table, summary_paragraph};
 use crate::report::replay::ReplayEvidence;
 use crate::report::reproduce::{reproduce, Reproduce};
+use crate::report::sequence::mermaid;
 use mcp_once_conformance::probe_client::measured::MeasuredClient;
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::KeyPlacement;

@@ -3,92 +3,14 @@
 
 use crate::cells::Cell;
 use crate::conformant::{Conformant, ConformantAnswer};
+use crate::report::sequence::mermaid;
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::InputRequired;
 use mcp_once_model::search::Counterexample;
-use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
 use std::fmt::Write;
-
-/// A label made safe for a Mermaid message (`;` and `#` end or escape one there).
-fn mermaid_escape(s: &str) -> String {
-    s.replace(';', ",").replace('#', "no. ").replace('\n', " ")
-}
-
-/// A Mermaid `sequenceDiagram` of a trace: client, transport and server, one arrow or note per step.
-pub fn mermaid(cex: &Counterexample) -> String {
-    use mcp_once_model::Action as A;
-    let mut out = String::from(
-        "sequenceDiagram\n    participant C as Client\n    participant T as Transport\n    participant S as Server\n",
-    );
-    for (i, a) in cex.actions.iter().enumerate() {
-        let n = i + 1;
-        let after = &cex.states[i + 1];
-        let id = |call: u8, attempt: u8| after.attempts[call as usize][attempt as usize].id;
-        // Which server instance, where the run has two.
-        let on = |instance: u8| {
-            if after.view.instances > 1 {
-                format!(" (instance {instance})")
-            } else {
-                String::new()
-            }
-        };
-        let line = match *a {
-            A::ClientCall { call } => format!("C->>T: {n}. tools/call (call {call}, id {})", id(call, 0)),
-            A::ClientRetry { call, attempt } => {
-                format!("C->>T: {n}. tools/call, retry (call {call}, id {})", id(call, attempt))
-            }
-            A::FrameworkRetry { call, attempt } => {
-                format!("C->>T: {n}. tools/call, step re-run (call {call}, id {})", id(call, attempt))
-            }
-            A::ClientTimeout { call, attempt } => format!("Note over C: {n}. timeout on id {}", id(call, attempt)),
-            A::ClientCancel { call, attempt } => format!("C->>T: {n}. cancel id {}", id(call, attempt)),
-            A::ClientReceive { call, attempt } => format!("T->>C: {n}. result for id {}", id(call, attempt)),
-            A::ClientSeesDisconnect { call, attempt } => {
-                format!("T-->>C: {n}. connection closed (id {})", id(call, attempt))
-            }
-            A::ClientQueryOutcome { call } => format!("C->>S: {n}. outcome of call {call}?"),
-            A::StepFails { call } => format!("Note over C: {n}. step around call {call} fails"),
-            A::StreamBreak { call, attempt } => format!("T-->>C: {n}. stream of id {} breaks", id(call, attempt)),
-            A::ServerReceive { call, attempt, instance } => {
-                format!("T->>S: {n}. deliver id {}{}", id(call, attempt), on(instance))
-            }
-            A::ServerReceiveCancel { call, attempt } => {
-                format!("T->>S: {n}. deliver cancel of id {}", id(call, attempt))
-            }
-            A::ServerCommit { call, attempt } => {
-                format!(
-                    "Note over S: {n}. EFFECT id {} (call {call}: {} in ledger)",
-                    id(call, attempt),
-                    after.ledger[call as usize]
-                )
-            }
-            A::ServerStoreKey { call, attempt } => {
-                format!("Note over S: {n}. store key record of id {}", id(call, attempt))
-            }
-            A::ServerRespond { call, attempt } => {
-                let what = match after.attempts[call as usize][attempt as usize].server {
-                    ServerSide::RespondedInput => "input-required result",
-                    _ => "result",
-                };
-                format!("S->>T: {n}. {what} for id {}", id(call, attempt))
-            }
-            A::ClientContinue { call, attempt } => {
-                format!("C->>T: {n}. tools/call with inputResponses (call {call}, id {})", id(call, attempt))
-            }
-            A::SessionTerminated {} => {
-                format!("Note over S: {n}. session terminated (404 for the old session; ids start over)")
-            }
-            A::ServerCrash { instance } => format!("Note over S: {n}. SIGKILL{}", on(instance)),
-            A::ServerRestart { instance } => format!("Note over S: {n}. restart{}", on(instance)),
-            A::KeyExpires { call, key } => format!("Note over S: {n}. key record k{call}.{} expires", key - 1),
-        };
-        let _ = writeln!(out, "    {}", mermaid_escape(&line));
-    }
-    out
-}
 
 /// An issue-ready Markdown report of one trace.
 pub fn explain_markdown(m: &McpModel, property: TraceKind, cex: &Counterexample, trace_file: &str) -> String {

@@ -2,6 +2,7 @@
 //! once (a command hands it a `Report`); `as_text.rs`, `as_json.rs`, `as_markdown.rs` and `as_junit.rs` are
 //! the formats, each dispatching to the renderers of one kind of output in the other files.
 
+pub mod as_html;
 pub mod as_json;
 pub mod as_junit;
 pub mod as_markdown;
@@ -22,6 +23,8 @@ pub mod render;
 pub mod replay;
 pub mod replay_result;
 pub mod reproduce;
+pub mod sequence;
 pub mod summary;
+pub mod svg;
 pub mod table;
 pub mod text;

@@ -98,6 +98,8 @@ pub enum Report<'a> {
         results: &'a [Confirmation],
         /// The evidence folder.
         evidence: &'a Path,
+        /// The cells whose traces were replayed, as checked.
+        cells: &'a [Cell],
     },
     /// `bench`.
     Bench(&'a BenchReport),
