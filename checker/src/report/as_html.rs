@@ -5,7 +5,7 @@
 //! for `confirm`, to each replay's verdict and evidence. A trace is shown when its link is
 //! followed (CSS `:target`), so the page works opened from disk.
 
-use crate::cells::{cell_name, Cell};
+use crate::cells::{cell_name, Cell, Checked};
 use crate::confirm::Confirmation;
 use crate::report::markdown::not_covered;
 use crate::report::render::{Kind, Renderer, Report};
@@ -92,7 +92,10 @@ fn page(title: &str, cells: &[Cell], replays: Option<Replays<'_>>) -> String {
         let mut gaps: Vec<String> = Vec::new();
         for c in &mine {
             if let Ok(checked) = &c.outcome {
+                // The mechanism, without the sentence on the cell's own server or tool (hover a
+                // `holds` for that cell's).
                 for gap in not_covered(&checked.model) {
+                    let gap = gap.split("; this cell's").next().unwrap_or_default().to_string();
                     if !gaps.contains(&gap) {
                         gaps.push(gap);
                     }
@@ -119,7 +122,7 @@ fn page(title: &str, cells: &[Cell], replays: Option<Replays<'_>>) -> String {
     out
 }
 
-const LEGEND: &str = "<p>✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call (follow it for the trace); holds: no trace within the cell's bounds; n/a: the configuration does not apply under the profile (hover for why); unknown: the search stopped at its budget. The worst column is the most effects one call reached.</p>\n";
+const LEGEND: &str = "<p>✗ s/e: violated, shortest counterexample of s steps reaching e side effects for one logical call (follow it for the trace); holds: no trace within the cell's bounds; n/a: the configuration does not apply under the profile (hover for why); unknown: the search stopped at its budget. The worst column is the most effects one call reached. †: the cell's server breaks a MUST of its profile by what it is (hover for which); a trace lists the steps that break a MUST or go against a SHOULD.</p>\n";
 
 /// Counts of the page, in one paragraph.
 fn headline(cells: &[Cell], replays: Option<&Replays<'_>>) -> String {
@@ -201,7 +204,7 @@ fn grid(cells: &[&Cell], replays: Option<&Replays<'_>>) -> String {
                         Some(r) => match (&r.verdict, &r.counterexample) {
                             (Verdict::Violated, Some(cex)) => violated_td(&name, kind, cex, replays),
                             (Verdict::Violated, None) => "<td class=\"violated\">✗</td>".into(),
-                            (Verdict::Holds, _) => "<td class=\"holds\">holds</td>".into(),
+                            (Verdict::Holds, _) => holds_td(checked),
                             (Verdict::Unknown, _) => "<td class=\"unknown\">unknown</td>".into(),
                         },
                     };
@@ -232,6 +235,15 @@ fn grid(cells: &[&Cell], replays: Option<&Replays<'_>>) -> String {
     }
     out.push_str("</table>\n");
     out
+}
+
+/// A `holds`, with what that cell's verdict does not cover on hover.
+fn holds_td(checked: &Checked) -> String {
+    let gaps = not_covered(&checked.model);
+    if gaps.is_empty() {
+        return "<td class=\"holds\">holds</td>".into();
+    }
+    format!("<td class=\"holds\" title=\"does not cover: {}\">holds</td>", escape(&gaps.join(" ")))
 }
 
 fn violated_td(cell: &str, kind: TraceKind, cex: &Counterexample, replays: Option<&Replays<'_>>) -> String {
