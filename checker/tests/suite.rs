@@ -73,11 +73,12 @@ fn assert_suite_shape(check: &Value, suite_kinds: &BTreeMap<String, &'static str
     }
 }
 
-/// The suite's grading of a measured probe result: a failure is INFO for the keyless checks
-/// (no MUST or SHOULD asks for at-most-once), FAILURE for SEP-3182's (its MUSTs).
+/// The suite's grading of a measured probe result: a failure is INFO for the keyless retry
+/// checks (no MUST or SHOULD asks for at-most-once), FAILURE for SEP-3182's (its MUSTs) and
+/// for the single use of a requestState (mrtr.mdx's MUST).
 fn graded(id: &str, probe_status: &str, untestable: bool) -> &'static str {
     match (probe_status, untestable) {
-        ("FAILURE", false) if !id.starts_with("sep-3182-") => "INFO",
+        ("FAILURE", false) if !id.starts_with("sep-3182-") && id != MRTR => "INFO",
         ("FAILURE", _) => "FAILURE",
         ("SUCCESS", _) => "SUCCESS",
         ("WARNING", _) => "WARNING",
@@ -85,90 +86,139 @@ fn graded(id: &str, probe_status: &str, untestable: bool) -> &'static str {
     }
 }
 
-#[test]
-fn the_suite_shaped_scenarios_give_probes_verdicts_in_the_suites_shape() {
-    let suite = suite_dir();
-    let dir = scratch!("suite", "scenarios");
-    let ledger = dir.join("ledger.jsonl");
-    let argv: Vec<String> = [BIN, "fixture", "--transport", "http", "--port", "0", "--variant", "plain", "--ledger"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([ledger.display().to_string()])
-        .collect();
+/// The MRTR scenario: it needs a tool that asks for input before its effect.
+const MRTR: &str = "mcp-once-request-state-single-use";
+
+/// A fixture server over HTTP on a port the system picks (`extra`: its flags), its URL and its
+/// ledger; the process group dies with the returned handle.
+fn fixture(dir: &Path, name: &str, extra: &[&str]) -> (Group, String, PathBuf) {
+    let ledger = dir.join(format!("{name}.jsonl"));
+    let mut argv: Vec<String> =
+        [BIN, "fixture", "--transport", "http", "--port", "0", "--variant", "plain", "--ledger"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    argv.push(ledger.display().to_string());
+    argv.extend(extra.iter().map(|s| s.to_string()));
     let server = Group::spawn(&argv, false);
     let url = server.stderr_until(Duration::from_secs(30), listening_url).expect("the fixture listens");
+    (server, url, ledger)
+}
 
-    // The scenarios through the harness.
+/// What the harness and probe said of the same checks on one server.
+struct Both {
+    /// The harness's exit code.
+    code: i32,
+    /// Scenario → its checks.
+    scenarios: serde_json::Map<String, Value>,
+    /// Check id → probe's status and whether it was untestable.
+    probed: BTreeMap<String, (String, bool)>,
+}
+
+/// The harness's checks of `scenarios` on `url`, and probe's of the same checks on the same
+/// server, at `revision`.
+fn harness_and_probe(suite: &Path, url: &str, ledger: &Path, scenarios: &[&str], revision: &str) -> Both {
     let observe = format!("ledger:{}", ledger.display());
-    let env = [
-        ("MCP_ONCE", BIN.to_string()),
-        ("MCP_ONCE_ARGS", r#"{"amount":42}"#.to_string()),
-        ("MCP_ONCE_OBSERVE", observe.clone()),
-        ("MCP_ONCE_KEY_AT", "params".to_string()),
-    ];
-    let out = assert_cmd::Command::new(suite.join("node_modules/.bin/tsx"))
-        .current_dir(&suite)
-        .args(["src/run.ts", "--url", &url])
-        .envs(env.iter().map(|(k, v)| (k, v)))
+    let mut harness = assert_cmd::Command::new(suite.join("node_modules/.bin/tsx"));
+    harness.current_dir(suite).args(["src/run.ts", "--url", url, "--spec-version", revision]);
+    for s in scenarios {
+        harness.args(["--scenario", s]);
+    }
+    let out = harness
+        .env("MCP_ONCE", BIN)
+        .env("MCP_ONCE_ARGS", r#"{"amount":42}"#)
+        .env("MCP_ONCE_OBSERVE", &observe)
+        .env("MCP_ONCE_KEY_AT", "params")
         .timeout(Duration::from_secs(900))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "SEP-3182's MUSTs fail on plain: {}", text(&out.stderr));
-    let report: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
-    let scenarios = report["scenarios"].as_object().unwrap();
-    let ids: Vec<&str> = scenarios.keys().map(String::as_str).collect();
-    assert_eq!(ids.len(), 6, "{ids:?}");
-
-    // The same checks by probe, on the same server.
+    let code = out.status.code().unwrap_or_else(|| panic!("killed: {}", text(&out.stderr)));
+    let report: Value =
+        serde_json::from_str(&text(&out.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
     let probe = assert_cmd::Command::new(BIN)
-        .args(["probe", "--http", &url, "--checks", &ids.join(","), "--args", r#"{"amount":42}"#])
-        .args(["--observe", &observe, "--key-at", "params", "--format", "json"])
+        .args(["probe", "--http", url, "--revision", revision, "--checks", &scenarios.join(",")])
+        .args(["--args", r#"{"amount":42}"#, "--observe", &observe, "--key-at", "params", "--format", "json"])
         .timeout(Duration::from_secs(900))
         .output()
         .unwrap();
-    let probed: Value = serde_json::from_str(&text(&probe.stdout)).unwrap();
-    let probe_status: BTreeMap<&str, (&str, bool)> = probed["checks"]
+    let probed: Value =
+        serde_json::from_str(&text(&probe.stdout)).unwrap_or_else(|e| panic!("{e}: {}", text(&probe.stderr)));
+    let status = probed["checks"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["id"].as_str().unwrap(), (c["status"].as_str().unwrap(), c["details"]["untestable"] == true)))
+        .map(|c| {
+            let s = (c["status"].as_str().unwrap().to_string(), c["details"]["untestable"] == true);
+            (c["id"].as_str().unwrap().to_string(), s)
+        })
         .collect();
+    Both { code, scenarios: report["scenarios"].as_object().unwrap().clone(), probed: status }
+}
 
-    // The suite's own package on the same server: its checks.json gives the field shapes.
-    let out_dir = dir.join("suite-out");
+/// The fields of the checks the suite's own package writes for `tools-list` on `url` (run under
+/// the Node 22 it needs), with their JSON kinds.
+fn suite_check_kinds(suite: &Path, url: &str, out_dir: &Path) -> BTreeMap<String, &'static str> {
     let run = assert_cmd::Command::new(suite.join("node_modules/.bin/node"))
-        .current_dir(&suite)
+        .current_dir(suite)
         .arg("node_modules/@modelcontextprotocol/conformance/dist/index.js")
-        .args(["server", "--url", &url, "--scenario", "tools-list", "-o"])
-        .arg(&out_dir)
+        .args(["server", "--url", url, "--scenario", "tools-list", "-o"])
+        .arg(out_dir)
         .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
     assert!(run.status.success(), "the suite runs on the fixture: {}{}", text(&run.stdout), text(&run.stderr));
-    let written = std::fs::read_dir(&out_dir).unwrap().next().unwrap().unwrap().path().join("checks.json");
+    let written = std::fs::read_dir(out_dir).unwrap().next().unwrap().unwrap().path().join("checks.json");
     let theirs: Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
-    let mut suite_kinds = BTreeMap::new();
+    let mut kinds = BTreeMap::new();
     for c in theirs.as_array().unwrap() {
         for (field, value) in c.as_object().unwrap() {
             assert!(CHECK_FIELDS.contains(&field.as_str()), "the suite writes {field}: update CHECK_FIELDS");
-            suite_kinds.insert(field.clone(), kind(value));
+            kinds.insert(field.clone(), kind(value));
         }
     }
-    assert!(suite_kinds.len() >= 6, "{suite_kinds:?}");
+    assert!(kinds.len() >= 6, "{kinds:?}");
+    kinds
+}
 
-    for (id, checks) in scenarios {
+#[test]
+fn the_suite_shaped_scenarios_give_probes_verdicts_in_the_suites_shape() {
+    let suite = suite_dir();
+    let dir = scratch!("suite", "scenarios");
+    let (plain, url, ledger) = fixture(&dir, "plain", &[]);
+    let suite_kinds = suite_check_kinds(&suite, &url, &dir.join("suite-out"));
+    let keyless_and_keyed = [
+        "mcp-once-retry-after-timeout",
+        "mcp-once-retry-after-stream-break",
+        "mcp-once-framework-rerun",
+        "sep-3182-completed-key-replay",
+        "sep-3182-in-progress-rejected",
+        "sep-3182-key-conflict",
+    ];
+    let Both { code, mut scenarios, mut probed } =
+        harness_and_probe(&suite, &url, &ledger, &keyless_and_keyed, "2025-11-25");
+    assert_eq!(code, 1, "SEP-3182's MUSTs fail on plain");
+    drop(plain);
+    let (mrtr, url, ledger) = fixture(&dir, "mrtr", &["--handler", "input-before-effect"]);
+    let more = harness_and_probe(&suite, &url, &ledger, &[MRTR], "2026-07-28");
+    assert_eq!(more.code, 1, "the requestState runs twice: {:?}", more.scenarios);
+    drop(mrtr);
+    scenarios.extend(more.scenarios);
+    probed.extend(more.probed);
+    let ids: Vec<&str> = scenarios.keys().map(String::as_str).collect();
+    assert_eq!(ids.len(), 7, "{ids:?}");
+
+    for (id, checks) in &scenarios {
         let own: Vec<&Value> = checks.as_array().unwrap().iter().filter(|c| c["id"] == id.as_str()).collect();
         assert_eq!(own.len(), 1, "{id}: {checks}");
         let c = own[0];
         assert_suite_shape(c, &suite_kinds);
-        let (status, untestable) = probe_status[id.as_str()];
+        let (status, untestable) = &probed[id];
         assert!(!untestable, "{id} measured on the fixture: {c}");
-        assert_eq!(c["details"]["mcpOnceStatus"], status, "{id}: the harness's check is probe's");
-        assert_eq!(c["status"], graded(id, status, untestable), "{id}: graded by the clause's keyword: {c}");
+        assert_eq!(c["details"]["mcpOnceStatus"], status.as_str(), "{id}: the harness's check is probe's");
+        assert_eq!(c["status"], graded(id, status, *untestable), "{id}: graded by the clause's keyword: {c}");
     }
-    drop(server);
 
-    // The scenarios' own vitest: a passing and a deliberately broken example.
+    // The scenarios' own vitest: a passing and a deliberately broken example of each kind.
     let vitest = assert_cmd::Command::new(suite.join("node_modules/.bin/vitest"))
         .current_dir(&suite)
         .args(["run", "--reporter", "verbose"])
@@ -178,20 +228,26 @@ fn the_suite_shaped_scenarios_give_probes_verdicts_in_the_suites_shape() {
         .unwrap();
     let said = format!("{}{}", text(&vitest.stdout), text(&vitest.stderr));
     assert!(vitest.status.success(), "{said}");
-    assert!(said.contains("passing example") && said.contains("broken example"), "{said}");
+    assert!(said.matches("passing example").count() >= 2 && said.matches("broken example").count() >= 2, "{said}");
 
-    // The traceability rows and the baseline name only scenarios that exist.
-    let yaml = std::fs::read_to_string(suite.join("src/seps/sep-3182.yaml")).unwrap();
-    let doc = &YamlLoader::load_from_str(&yaml).unwrap()[0];
-    let rows = doc["requirements"].as_vec().unwrap();
-    let traced: Vec<&str> = rows.iter().filter_map(|r| r["check"].as_str()).collect();
-    assert_eq!(traced.len(), 3, "{traced:?}");
-    for row in rows {
-        assert!(row["text"].as_str().is_some_and(|t| t.contains("MUST")), "{row:?}");
-        assert!(row["check"].as_str().is_some() != row["excluded"].as_str().is_some(), "a check or a reason: {row:?}");
+    // The traceability rows and the baseline name only scenarios that exist, and every
+    // scenario with a MUST behind it is traced.
+    let mut traced = Vec::new();
+    for file in ["src/seps/sep-3182.yaml", "src/seps/sep-2322.yaml"] {
+        let yaml = std::fs::read_to_string(suite.join(file)).unwrap();
+        let doc = &YamlLoader::load_from_str(&yaml).unwrap()[0];
+        for row in doc["requirements"].as_vec().unwrap() {
+            assert!(row["text"].as_str().is_some_and(|t| t.contains("MUST")), "{file}: {row:?}");
+            assert!(row["check"].as_str().is_some() != row["excluded"].as_str().is_some(), "{file}: {row:?}");
+            traced.extend(row["check"].as_str().map(String::from));
+        }
     }
     for id in &traced {
-        assert!(ids.contains(id), "{id} traced but no scenario");
+        assert!(ids.contains(&id.as_str()), "{id} traced but no scenario");
+    }
+    for id in &ids {
+        let must = graded(id, "FAILURE", false) == "FAILURE";
+        assert_eq!(traced.contains(&id.to_string()), must, "{id}: traced exactly when a MUST grades it");
     }
     let baseline = std::fs::read_to_string(suite.join("expected-failures.everything-server.yml")).unwrap();
     let listed = YamlLoader::load_from_str(&baseline).unwrap()[0]["server"].as_vec().unwrap().clone();

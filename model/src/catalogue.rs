@@ -177,6 +177,30 @@ pub const INPUT_ROUND_RERUN: Scenario = Scenario {
     handler: Handler { kind: HandlerKind::InputAfterEffect, rounds: 1 },
 };
 
+/// 2026-07-28 multi round-trip requests: the tool asks for input before its effect; the
+/// continuation's response stream breaks and the client re-issues it, the same `requestState`
+/// with it, so the server meets one `requestState` twice. "Servers for which a given
+/// `requestState` must be consumed at most once ... **MUST** enforce that invariant
+/// server-side" (mrtr.mdx): a tool whose effect must happen at most once is such a server.
+/// Probed only on a tool whose first answer is input-required, over HTTP.
+pub const REQUEST_STATE_REUSE: Scenario = Scenario {
+    name: "request-state-reuse",
+    check_id: "mcp-once-request-state-single-use",
+    title: "One requestState consumed twice",
+    description: "A continuation re-issued after its response stream broke, carrying the same requestState, does not take the tool's effect a second time (the server enforces single use of a requestState)",
+    client: ClientPolicy::RetryOnDisconnect,
+    retries: 1,
+    crashes: 0,
+    key: KeyLifetime::None,
+    worst_case: false,
+    effects: 2,
+    servers: &[ServerImpl::Plain],
+    needs_crash: false,
+    transports: &[Transport::Http],
+    assumes: "a tool that asks for input before its effect (its first answer is input-required) and must take that effect at most once, and a client that re-issues a continuation whose stream broke with the same requestState, as 2026-07-28 mrtr.mdx has it",
+    handler: Handler { kind: HandlerKind::InputBeforeEffect, rounds: 1 },
+};
+
 /// The three retry scenarios of the problem statement (scenario 3 is scenario 1 over HTTP).
 pub const RETRY_SCENARIOS: [Scenario; 3] = [TIMEOUT_CANCEL_RETRY, KILL_RESTART_RETRY, FRAMEWORK_RERUN];
 

@@ -12,14 +12,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mcpOnceScenarios } from '../src/scenarios/mcp-once.js';
 
+const mrtr = 'mcp-once-request-state-single-use';
+const keyScenarios = mcpOnceScenarios.filter((s) => s.name.startsWith('sep-3182-')).map((s) => s.name);
+const keylessScenarios = mcpOnceScenarios
+  .filter((s) => !s.name.startsWith('sep-3182-') && s.name !== mrtr)
+  .map((s) => s.name);
+
 const bin = process.env.MCP_ONCE;
 if (!bin) throw new Error('MCP_ONCE must name the mcp-once binary');
 
 /** A fixture server on a port the system picks: its URL once it says it listens (bounded). */
-function startFixture(variant: string, ledger: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(bin!, ['fixture', '--transport', 'http', '--port', '0', '--variant', variant, '--ledger', ledger], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+function startFixture(variant: string, ledger: string, extra: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const args = ['fixture', '--transport', 'http', '--port', '0', '--variant', variant, '--ledger', ledger, ...extra];
+  const child = spawn(bin!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -41,21 +46,22 @@ function startFixture(variant: string, ledger: string): Promise<{ url: string; c
   });
 }
 
-/** Every scenario's checks on one fixture variant, with the key at params. */
-function onVariant(variant: string) {
+/** The checks of `names` (every scenario but the MRTR one by default) on one fixture variant
+ * (started with `extra` flags), with the key at params. */
+function onVariant(variant: string, extra: string[] = [], names: string[] = [...keyScenarios, ...keylessScenarios]) {
   const results = new Map<string, { status: string; mcpOnce: unknown; untestable: boolean }[]>();
   let child: ChildProcess | undefined;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), `mcp-once-suite-${variant}-`));
     const ledger = join(dir, 'ledger.jsonl');
-    const fixture = await startFixture(variant, ledger);
+    const fixture = await startFixture(variant, ledger, extra);
     child = fixture.child;
     Object.assign(process.env, {
       MCP_ONCE_ARGS: '{"amount":42}',
       MCP_ONCE_OBSERVE: `ledger:${ledger}`,
       MCP_ONCE_KEY_AT: 'params',
     });
-    for (const s of mcpOnceScenarios) {
+    for (const s of mcpOnceScenarios.filter((s) => names.includes(s.name))) {
       const checks = await s.run({
         serverUrl: fixture.url,
         specVersion: '2025-11-25',
@@ -75,8 +81,6 @@ function onVariant(variant: string) {
   return results;
 }
 
-const keyScenarios = mcpOnceScenarios.filter((s) => s.name.startsWith('sep-3182-')).map((s) => s.name);
-const keylessScenarios = mcpOnceScenarios.filter((s) => !s.name.startsWith('sep-3182-')).map((s) => s.name);
 
 describe('passing example: a server with durable SEP-3182 keys', () => {
   const results = onVariant('key-durable');
@@ -95,6 +99,22 @@ describe('broken example: a server that ignores the key and runs every call', ()
   });
   test.each(keylessScenarios)('%s finds a duplicate (INFO)', (name) => {
     expect(results.get(name)).toEqual([{ status: 'INFO', mcpOnce: 'FAILURE', untestable: false }]);
+  });
+});
+
+// MRTR: a tool that asks for input before its effect; the fixture with
+// --single-use-request-state refuses a requestState consumed before, the one without runs it.
+describe('passing example: a server that enforces single use of a requestState', () => {
+  const results = onVariant('plain', ['--handler', 'input-before-effect', '--single-use-request-state'], [mrtr]);
+  test(`${mrtr} passes`, () => {
+    expect(results.get(mrtr)).toEqual([{ status: 'SUCCESS', mcpOnce: 'SUCCESS', untestable: false }]);
+  });
+});
+
+describe('broken example: a server that runs a requestState twice', () => {
+  const results = onVariant('plain', ['--handler', 'input-before-effect'], [mrtr]);
+  test(`${mrtr} fails`, () => {
+    expect(results.get(mrtr)).toEqual([{ status: 'FAILURE', mcpOnce: 'FAILURE', untestable: false }]);
   });
 });
 

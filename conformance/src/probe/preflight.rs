@@ -6,7 +6,7 @@
 //! the preflight's reason, and none can be a SUCCESS. With a key placement it also makes one
 //! keyed call, so that a server that only takes keyed calls can still have its keys checked.
 
-use crate::replay::continuation::input_required;
+use crate::replay::continuation::{continuation_params, input_required};
 use crate::replay::evidence::Evidence;
 use crate::replay::message::{self, Logical};
 use crate::replay::pacing::Hold;
@@ -78,15 +78,56 @@ pub(crate) async fn await_response(session: &mut Session, id: &Value) -> Result<
     seen.unwrap_or_else(|| Err(format!("no answer within {ms} ms{}", session.stall_note())))
 }
 
-/// One call of the tool (with `key`, if given), its answer, and the effects it moved the
-/// observer by from `before`.
-async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f64) -> Result<(Value, i64), String> {
+/// The most input rounds the preflight answers before it judges a call.
+const MAX_INPUT_ROUNDS: usize = 3;
+
+/// One call of the tool (with `key`, if given): its first answer, its last, and the effects it
+/// moved the observer by from `before`. A tool that asks for input before taking any effect is
+/// answered (its continuations sent, with the requestState echoed) until it completes, so that
+/// a tool whose effect lies behind an input round shows it; one that took its effect before
+/// asking is judged on that first answer.
+async fn one_call(
+    session: &mut Session,
+    id: &str,
+    key: Option<&str>,
+    before: f64,
+) -> Result<(Value, Value, i64), String> {
+    let first = one_request(session, id, key, before, None).await?;
+    let mut last = first.clone();
+    for round in 1..=MAX_INPUT_ROUNDS {
+        let Some(result) = input_required(&last) else { break };
+        let now = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+        if session.opts.observer.effects(before, now)? != 0 {
+            break;
+        }
+        let extra = continuation_params(result);
+        last = one_request(session, &format!("{id}-round-{round}"), key, before, Some(extra)).await?;
+    }
+    let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
+    // What the server wrote with its answer (a second answer to the same id) is taken in
+    // before the call is judged, so that a breach is named with it.
+    session.settle().await;
+    let moved = session.opts.observer.effects(before, after)?;
+    Ok((first, last, moved))
+}
+
+/// One `tools/call` request of [`one_call`] (with a continuation's `extra` params) and its answer.
+async fn one_request(
+    session: &mut Session,
+    id: &str,
+    key: Option<&str>,
+    before: f64,
+    extra: Option<serde_json::Map<String, Value>>,
+) -> Result<Value, String> {
     let tag = format!("{id}-{:x}", std::process::id());
     let id = json!(id);
-    let msg = session.call_message(&id, Logical { key, tag: &tag }, Hold::default(), Duration::ZERO);
+    let mut msg = session.call_message(&id, Logical { key, tag: &tag }, Hold::default(), Duration::ZERO);
+    if let (Some(extra), Some(params)) = (extra, msg.get_mut("params").and_then(Value::as_object_mut)) {
+        params.extend(extra);
+    }
     session.send(&msg).await?;
-    let answer = match await_response(session, &id).await {
-        Ok(a) => a,
+    match await_response(session, &id).await {
+        Ok(a) => Ok(a),
         Err(e) => {
             let reading = session.read_stable().await.ok();
             let moved = reading.and_then(|r| session.opts.observer.effects(before, r).ok());
@@ -95,15 +136,9 @@ async fn one_call(session: &mut Session, id: &str, key: Option<&str>, before: f6
                 Some(n) => format!("{n} effect(s)"),
                 None => "an effect the observer could not read".to_string(),
             };
-            return Err(format!("one call of the tool with the given arguments: {effect} and {e}"));
+            Err(format!("one call of the tool with the given arguments: {effect} and {e}"))
         }
-    };
-    let after = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
-    // What the server wrote with its answer (a second answer to the same id) is taken in
-    // before the call is judged, so that a breach is named with it.
-    session.settle().await;
-    let moved = session.opts.observer.effects(before, after)?;
-    Ok((answer, moved))
+    }
 }
 
 /// Whether one call's outcome shows one effect: `Err` names what the server did instead.
@@ -145,10 +180,15 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
     let mut findings = vec![format!("the server started and lists the tool `{}`", session.opts.tool)];
     let baseline = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
     findings.push(format!("the observer reads {baseline} (two readings agree)"));
-    let (answer, moved) = one_call(session, "mcp-once-preflight-plain", None, baseline).await?;
-    let keyless = judge("one plain call of the tool with the given arguments", &answer, moved)
+    let (answer, last, moved) = one_call(session, "mcp-once-preflight-plain", None, baseline).await?;
+    let keyless = judge("one plain call of the tool with the given arguments", &last, moved)
         .map_err(|e| format!("{e}{}", session.breach_note()));
     findings.push(match &keyless {
+        Ok(()) if last != answer => format!(
+            "one plain call took exactly one effect once its input round was answered (answer {}, then {})",
+            summarize(&answer),
+            summarize(&last)
+        ),
         Ok(()) => format!("one plain call took exactly one effect (answer {})", summarize(&answer)),
         Err(e) => e.clone(),
     });
@@ -161,8 +201,8 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
             _ => {
                 let before = session.read_stable().await.map_err(|e| format!("the observer: {e}"))?;
                 let key = format!("mcp-once-preflight-{:x}", std::process::id());
-                let (answer, moved) = one_call(session, "mcp-once-preflight-keyed", Some(&key), before).await?;
-                judge("one call carrying a fresh idempotency key", &answer, moved)
+                let (_, last, moved) = one_call(session, "mcp-once-preflight-keyed", Some(&key), before).await?;
+                judge("one call carrying a fresh idempotency key", &last, moved)
                     .map_err(|e| format!("{e}{}", session.breach_note()))
             }
         };

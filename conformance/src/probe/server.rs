@@ -16,7 +16,7 @@ use crate::replay::session::NonJsonLines;
 use crate::replay::types::{
     revision_for, write_result, ReplayOptions, ReplayResult, ReplayVerdict, Revision, RESULT_FILE,
 };
-use mcp_once_model::catalogue::{Scenario, INPUT_ROUND_RERUN, KEYED_RETRY, PROBE_SCENARIOS};
+use mcp_once_model::catalogue::{Scenario, INPUT_ROUND_RERUN, KEYED_RETRY, PROBE_SCENARIOS, REQUEST_STATE_REUSE};
 use mcp_once_model::rules;
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{McpModel, Profile, ServerImpl, Transport};
@@ -267,6 +267,9 @@ pub fn check_ids(transport: Transport, keyed: bool) -> Vec<&'static str> {
     let mut ids = vec![PREFLIGHT_ID];
     ids.extend(PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport)).map(|s| s.check_id));
     ids.push(INPUT_ROUND_RERUN.check_id);
+    if REQUEST_STATE_REUSE.transports.contains(&transport) {
+        ids.push(REQUEST_STATE_REUSE.check_id);
+    }
     if keyed {
         ids.push(KEYED_RETRY.check_id);
         ids.extend(KEY_CHECKS.iter().map(|c| c.0));
@@ -331,11 +334,15 @@ pub async fn probe(
     for s in PROBE_SCENARIOS.iter().filter(|s| s.transports.contains(&transport) && wanted(s.check_id)) {
         out.push(scenario_check(s, &profile, &opts, &pre.keyless).await);
     }
-    // A tool that asks for input: its continuation, where multi round-trip requests exist.
-    if wanted(INPUT_ROUND_RERUN.check_id) {
+    // A tool that asks for input: its continuation (and, over HTTP, a continuation re-issued
+    // with the same requestState), where multi round-trip requests exist.
+    for s in [&INPUT_ROUND_RERUN, &REQUEST_STATE_REUSE] {
+        if !s.transports.contains(&transport) || !wanted(s.check_id) {
+            continue;
+        }
         match (pre.asks_input, revision) {
-            (true, Revision::R2026_07_28) => out.push(scenario_check(&INPUT_ROUND_RERUN, &profile, &opts, &pre.keyless).await),
-            (asks, _) if !only.is_empty() => out.push(not_run(&INPUT_ROUND_RERUN, if asks {
+            (true, Revision::R2026_07_28) => out.push(scenario_check(s, &profile, &opts, &pre.keyless).await),
+            (asks, _) if !only.is_empty() => out.push(not_run(s, if asks {
                 "Not testable: the tool asks for input, and multi round-trip requests are 2026-07-28's (give --revision 2026-07-28)"
             } else {
                 "Not testable: the tool asks for no input (its answer to the preflight's call is not input-required)"

@@ -3,7 +3,7 @@
 // server's side-effecting tool, injects the fault (a client timeout and cancellation, a broken
 // response stream, a framework re-run), retries as real clients do, and counts the tool's
 // effects with an observer. The checks are those that need no server restart (the suite only
-// has a URL). The probe's JSON is already in the suite's check shape; a scenario returns its
+// has a URL); the MRTR one needs a tool that asks for input before its effect. The probe's JSON is already in the suite's check shape; a scenario returns its
 // check (and the probe's preflight when that failed).
 //
 // What the suite cannot know by itself is configured in the environment:
@@ -32,12 +32,16 @@ interface CheckSpec {
   /** The suite's status for a duplicate found, by the keyword of the text the check traces
    * to (MUST → FAILURE, SHOULD → WARNING): INFO where no MUST or SHOULD asks for it. */
   onDuplicate: 'FAILURE' | 'WARNING' | 'INFO';
+  /** The revision the check needs, whatever the run's (multi round-trip requests are
+   * 2026-07-28's); the scenario's source says so. */
+  revision?: '2026-07-28';
 }
 
 // No MUST or SHOULD of 2025-11-25 or 2026-07-28 asks that a retried tools/call take effect at
 // most once (there is no dedup key and no delivery guarantee), so a duplicate the keyless
 // checks find is INFO for the suite, though mcp-once reports it as a failure; SEP-3182's
-// checks trace to its MUSTs.
+// checks trace to its MUSTs, and the single use of a requestState to mrtr.mdx's MUST (for a
+// tool whose effect must happen at most once, which is what the scenario is given).
 
 const CHECKS: CheckSpec[] = [
   {
@@ -85,6 +89,15 @@ const CHECKS: CheckSpec[] = [
     needsKey: true,
     onDuplicate: 'FAILURE',
   },
+  {
+    id: 'mcp-once-request-state-single-use',
+    name: 'RequestStateSingleUse',
+    description:
+      'A continuation re-issued after its response stream broke, carrying the same requestState, does not take the tool\'s effect a second time (mrtr.mdx: servers for which a requestState must be consumed at most once MUST enforce it); MCP_ONCE_TOOL must be a tool that asks for input before an effect that must happen at most once',
+    needsKey: false,
+    onDuplicate: 'FAILURE',
+    revision: '2026-07-28',
+  },
 ];
 
 /** A check that could not be made: a FAILURE marked untestable, as the suite's untestableCheck. */
@@ -125,7 +138,7 @@ function scenario(spec: CheckSpec): ClientScenario {
   return {
     name: spec.id,
     description: spec.description,
-    source: { introducedIn: '2025-11-25' },
+    source: { introducedIn: spec.revision ?? '2025-11-25' },
     async run(ctx: RunContext): Promise<ConformanceCheck[]> {
       const observe = process.env.MCP_ONCE_OBSERVE;
       if (!observe) {
@@ -135,7 +148,7 @@ function scenario(spec: CheckSpec): ClientScenario {
       if (spec.needsKey && !keyAt) {
         return [notTestable(spec, 'the server\'s key placement is not given: set MCP_ONCE_KEY_AT (params, meta:NAME or arg:NAME)')];
       }
-      const revision = ctx.specVersion === '2026-07-28' ? '2026-07-28' : '2025-11-25';
+      const revision = spec.revision ?? (ctx.specVersion === '2026-07-28' ? '2026-07-28' : '2025-11-25');
       const args = ['probe', '--http', ctx.serverUrl, '--revision', revision, '--checks', spec.id];
       args.push('--tool', process.env.MCP_ONCE_TOOL ?? 'charge', '--args', process.env.MCP_ONCE_ARGS ?? '{}');
       args.push('--observe', observe, '--format', 'json');
