@@ -80,7 +80,7 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
         written_by_check: written_by_check(&valid.model, trace.property, &valid.path, budget),
     };
     let redactor = Redactor::new(a.keep_paths, &a.trace, a.evidence.as_deref());
-    print!("{}", fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()));
+    crate::report::format::emit(&fit(&redactor.apply(&issue_markdown(&issue)), a.evidence.as_deref()))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,8 +17,8 @@ pub struct ProfilesArgs {
 pub fn run(a: ProfilesArgs) -> Result<ExitCode> {
     let mut loaded = builtins();
     match a.profile {
-        None => print!("{}", profile_list(&loaded)),
-        Some(name) => print!("{}", profile_knobs(&profile_for(&name, &mut loaded)?)),
+        None => crate::report::format::emit(&profile_list(&loaded))?,
+        Some(name) => crate::report::format::emit(&profile_knobs(&profile_for(&name, &mut loaded)?))?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -68,8 +68,18 @@ pub fn print(format: Format, report: &Report<'_>) -> Result<()> {
     if !renderer.supports(report.kind()) {
         return Err(anyhow!("--format {}: not available for this command", format.as_str()));
     }
-    print!("{}", renderer.render(report)?);
-    Ok(())
+    emit(&renderer.render(report)?)
+}
+
+/// Write `text` on stdout. A reader that closed the pipe early (`mcp-once matrix | head`) has
+/// what it wanted: the rest is dropped quietly, as Unix tools do, not a panic.
+pub fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 #[cfg(test)]
