@@ -49,11 +49,11 @@ pub struct Scenario {
     pub transports: &'static [Transport],
     /// What the check takes for granted about the server and the client, in plain words.
     pub assumes: &'static str,
-    /// The tool's handler (`effect-only` but for the input-round scenario).
+    /// The tool's handler (`effect-only` but for the two input-round scenarios).
     pub handler: Handler,
 }
 
-/// The handler of every scenario but the input-round one.
+/// The handler of every scenario but the two input-round ones.
 const EFFECT_ONLY: Handler = Handler { kind: HandlerKind::EffectOnly, rounds: 0 };
 
 const BOTH: &[Transport] = &[Transport::Stdio, Transport::Http];
