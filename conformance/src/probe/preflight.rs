@@ -1,7 +1,8 @@
 //! The probe's preflight: before any check, the runner makes sure a check could show something.
 //! It starts the server once (handshake, the tool listed and its schema read), takes one settled
 //! observer reading, and makes one plain call of the tool with the given arguments, which must
-//! move the observer by exactly one effect. A server that refuses the call, or runs it without a
+//! move the observer by exactly one effect (a tool that asks for input before any effect has
+//! its input rounds answered first). A server that refuses the call, or runs it without a
 //! visible effect, has shown nothing about retries: every check it would feed is untestable, with
 //! the preflight's reason, and none can be a SUCCESS. With a key placement it also makes one
 //! keyed call, so that a server that only takes keyed calls can still have its keys checked.
@@ -216,7 +217,10 @@ async fn run(session: &mut Session, keyed: bool) -> Result<Preflight, String> {
     };
     let asks_input = input_required(&answer).is_some();
     if asks_input {
-        findings.push("the tool asks for input (its answer is input-required): the input-round check runs".into());
+        findings.push(
+            "the tool asks for input (its answer is input-required): the input-round checks run (under 2026-07-28)"
+                .into(),
+        );
     }
     Ok(Preflight {
         tool,
