@@ -426,6 +426,27 @@ fn changes(from: &Config, to: &Config) -> Vec<String> {
     out
 }
 
+/// What the Suggested fix section says when no configuration near the trace's makes `property`
+/// hold: how many were tried (none may be open to this audience at all), and where to look next
+/// (a revision of the spec, unless that is what was asked).
+fn no_fix(tried: usize, audience: Audience, property: &str, at: &str) -> String {
+    let who = audience.as_str();
+    let said = match tried {
+        0 => format!(
+            "No configuration near this one is open to a fix for the {who}: none of its parameters the {who} controls, and no built-in proposal's key, gives a cell the profile allows."
+        ),
+        n => format!(
+            "None of the {n} configurations near this one that a fix for the {who} could move to makes `{property}` hold at {at} (each checked by an exhaustive search; a fix is checked at 2 calls, 2 retries and 1 crash at least, or the trace's bounds if larger)."
+        ),
+    };
+    match audience {
+        Audience::Spec => said,
+        Audience::Server | Audience::Client => {
+            format!("{said} Try `--for spec` for what a revision of the spec could add.")
+        }
+    }
+}
+
 /// The Suggested fix section: the configurations the model proves the property under, at the
 /// bounds they were checked at, each naming the proposal it needs if it needs one.
 fn suggested_fix(issue: &Issue) -> String {
@@ -444,12 +465,7 @@ fn suggested_fix(issue: &Issue) -> String {
     );
     let mut out = String::new();
     if fix.holds.is_empty() {
-        let _ = writeln!(
-            out,
-            "None of the {} configurations near this one that a fix for the {} could move to makes `{property}` hold at {at} (each checked by an exhaustive search; a fix is checked at 2 calls, 2 retries and 1 crash at least, or the trace's bounds if larger). Try `--for spec` for what a revision of the spec could add.",
-            fix.tried,
-            issue.audience.as_str()
-        );
+        let _ = writeln!(out, "{}", no_fix(fix.tried, issue.audience, &property.to_string(), &at));
         return out;
     }
     let _ = writeln!(
@@ -471,4 +487,20 @@ fn suggested_fix(issue: &Issue) -> String {
         let _ = writeln!(out, "  Shown by `mcp-once check {to} --property {property}` (exit 0: it holds).");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_fix_names_what_was_tried_and_never_sends_the_spec_to_itself() {
+        let none = no_fix(0, Audience::Spec, "at-most-once", "2 calls");
+        assert!(!none.contains("None of the 0") && none.contains("No configuration"), "{none}");
+        assert!(!none.contains("--for spec"), "{none}");
+        let some = no_fix(4, Audience::Server, "at-most-once", "2 calls");
+        assert!(some.starts_with("None of the 4 configurations") && some.contains("--for spec"), "{some}");
+        let zero_server = no_fix(0, Audience::Server, "at-most-once", "2 calls");
+        assert!(zero_server.contains("fix for the server") && zero_server.contains("--for spec"), "{zero_server}");
+    }
 }
