@@ -212,9 +212,9 @@ mod tests {
 
     #[test]
     fn paths_become_the_checkout_s_and_others_placeholders() {
-        let cwd = Path::new("/home/u/work");
+        let cwd = Path::new("/srv/checkout");
         let mut sub = Vec::new();
-        let cmd = "node /x/y/conformance/fixtures/typescript/server.mjs --ledger /home/u/work/l.jsonl";
+        let cmd = "node /x/y/conformance/fixtures/typescript/server.mjs --ledger /srv/checkout/l.jsonl";
         assert_eq!(
             checkout_paths(cmd, cwd, &mut sub),
             "node conformance/fixtures/typescript/server.mjs --ledger l.jsonl"
