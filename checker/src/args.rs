@@ -233,12 +233,14 @@ pub struct TargetArgs {
     /// (replay default: params; probe: given = also run the SEP-3182 key checks).
     #[arg(long, value_parser = parse::<KeyAt>)]
     pub key_at: Option<KeyAt>,
-    /// How effects are counted: ledger:PATH (JSON lines), cmd:"CMD" (prints a number; split
+    /// How effects are counted (required): ledger:PATH (JSON lines), cmd:"CMD" (prints a number; split
     /// into argv with no shell, so no pipes or `<`), sh:"SCRIPT" (the same through `sh -c`,
     /// e.g. sh:"wc -l < outbox.txt") or tool:NAME[:/json/pointer|:re:REGEX] (a tool on the
     /// server; default pointer /count).
+    // Required (checked in `observer`), but not marked so for clap: `confirm` takes these
+    // options only when a server is given.
     #[arg(long, value_name = "OBSERVER")]
-    observe: String,
+    observe: Option<String>,
     /// ledger: count only lines whose FIELD equals the JSON value.
     #[arg(long, value_name = "FIELD=JSON")]
     observe_filter: Option<String>,
@@ -275,13 +277,10 @@ pub struct TargetArgs {
     /// line) instead of stopping at them; the probe reports them as a WARNING check.
     #[arg(long)]
     skip_non_json: bool,
-    /// Write the evidence log (and result.json) into this folder.
-    #[arg(long, value_name = "DIR")]
-    evidence: Option<PathBuf>,
 }
 
 impl TargetArgs {
-    /// The runner's options.
+    /// The runner's options (no evidence folder: the command that runs them names it).
     pub fn options(&self) -> Result<ReplayOptions> {
         let target = self.target()?;
         let args: serde_json::Value = serde_json::from_str(&self.args).map_err(|e| anyhow!("--args: not JSON: {e}"))?;
@@ -306,7 +305,7 @@ impl TargetArgs {
             stop_grace: Duration::from_millis(self.stop_grace_ms),
             pace: !self.no_pace,
             hold_args,
-            evidence_dir: self.evidence.clone(),
+            evidence_dir: None,
             key_retention: None,
             skip_non_json: self.skip_non_json,
             more_instances: Vec::new(),
@@ -316,7 +315,7 @@ impl TargetArgs {
 
     /// The command line as given, for `result.json`: what a report's Reproduce block prints.
     /// Timing flags are recorded where they differ from their defaults.
-    pub fn command(&self, trace: &std::path::Path) -> ReplayCommand {
+    pub fn command(&self, trace: &std::path::Path, evidence: Option<&std::path::Path>) -> ReplayCommand {
         let mut flags = Vec::new();
         let mut add = |name: &str, value: Option<String>| flags.extend(value.map(|v| Flag::with(name, v)));
         add("--stdio", self.stdio.clone());
@@ -329,7 +328,7 @@ impl TargetArgs {
         add("--tool", Some(self.tool.clone()));
         add("--args", Some(self.args.clone()));
         add("--key-at", self.key_at.as_ref().map(key_at_text));
-        add("--observe", Some(self.observe.clone()));
+        add("--observe", self.observe.clone());
         add("--observe-filter", self.observe_filter.clone());
         add("--observe-args", self.observe_args.clone());
         add("--observe-step", (self.observe_step != 1.0).then(|| self.observe_step.to_string()));
@@ -352,7 +351,7 @@ impl TargetArgs {
             cwd: std::env::current_dir().and_then(std::path::absolute).unwrap_or_default(),
             trace: trace.display().to_string(),
             flags,
-            evidence: self.evidence.as_ref().map(|d| d.display().to_string()),
+            evidence: evidence.map(|d| d.display().to_string()),
         }
     }
 
@@ -379,7 +378,12 @@ impl TargetArgs {
     /// How effects are counted, from `--observe`, `--observe-filter`, `--observe-args` and
     /// `--observe-step`.
     fn observer(&self) -> Result<Observer> {
-        let mut source = Source::parse(&self.observe).map_err(|e| anyhow!("--observe: {e}"))?;
+        let observe = self.observe.as_deref().ok_or_else(|| {
+            anyhow!(
+                "--observe is required: how effects are counted (ledger:PATH, cmd:\"CMD\", sh:\"SCRIPT\" or tool:NAME)"
+            )
+        })?;
+        let mut source = Source::parse(observe).map_err(|e| anyhow!("--observe: {e}"))?;
         match (&mut source, &self.observe_filter) {
             (_, None) => {}
             (Source::Ledger { filter, .. }, Some(f)) => {

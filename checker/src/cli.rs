@@ -85,9 +85,10 @@ pub enum Command {
     )]
     ProbeClient(probe_client::ProbeClientArgs),
     /// Replay every counterexample of the default matrix (or of the cells chosen) on the fixture
-    /// that implements its cell's server, and say which are confirmed.
+    /// that implements its cell's server, or on a server given by --stdio/--http, and say which
+    /// are confirmed.
     #[command(
-        after_help = "Exit code: 0 every counterexample confirmed, 1 some not (not reproduced, diverged, inconclusive), 2 bad input.\nExamples:\n  mcp-once confirm\n  mcp-once confirm --profile mcp-2025-11-25 --transport stdio --server dedup-by-id-durable --format json\n  mcp-once confirm --sdk rust --sdk python --cells __http__ --jobs 4 --evidence confirm-evidence"
+        after_help = "Exit code: 0 every counterexample confirmed (on a given server: every one of a server behaviour it fits, plain or honours-cancel), 1 some not (not reproduced, diverged, inconclusive), 2 bad input.\nExamples:\n  mcp-once confirm\n  mcp-once confirm --profile mcp-2025-11-25 --transport stdio --server dedup-by-id-durable --format json\n  mcp-once confirm --sdk rust --sdk python --cells __http__ --jobs 4 --evidence confirm-evidence\n  mcp-once confirm --profile mcp-2025-11-25 --client retry-on-timeout --stdio \"node server.js\" --tool create_note \\\n      --args '{\"text\":\"{{call}}\"}' --observe sh:\"wc -l < notes.txt\""
     )]
     Confirm(confirm::ConfirmArgs),
     /// List the built-in profiles, or show one profile's knobs with their citations.

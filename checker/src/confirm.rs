@@ -1,7 +1,9 @@
 //! `mcp-once confirm`'s work: every counterexample the search of `check` finds in the chosen
 //! cells (the shortest per violated property, and the worst case), replayed on the fixture
 //! variant that implements the cell's server, over the cell's transport and revision, on each
-//! SDK asked for, `jobs` replays at a time.
+//! SDK asked for, `jobs` replays at a time; or, for a server given by a command or URL (one
+//! nobody here wrote), on that server, one replay at a time, with the crash points the runner
+//! makes on any server.
 //!
 //! Counterexamples go from the search to the runner as types (`TraceFile::from_counterexample`,
 //! no file written and read back). Each replay has its own folder (ledger, evidence,
@@ -15,9 +17,9 @@ use crate::cells::{cell_name, Cell};
 use mcp_once_conformance::replay::confirmed_trace::write_confirmed_trace;
 use mcp_once_conformance::replay::evidence::Evidence;
 use mcp_once_conformance::replay::sdk_fixtures::{FixturePaths, Sdk};
-use mcp_once_conformance::replay::{process, replay, write_result, ReplayVerdict};
+use mcp_once_conformance::replay::{process, replay, write_result, ReplayOptions, ReplayVerdict};
 use mcp_once_model::trace::{TraceFile, TraceKind};
-use mcp_once_model::{Config, Profile};
+use mcp_once_model::{Config, Profile, ServerImpl};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -34,8 +36,27 @@ pub struct Job {
     pub kind: TraceKind,
     /// The trace, typed.
     pub trace: TraceFile,
-    /// The SDK whose fixture it is replayed on.
-    pub sdk: Sdk,
+    /// Where it is replayed.
+    pub on: Replayer,
+}
+
+/// Where a counterexample is replayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replayer {
+    /// On this SDK's fixture variant for the cell's server.
+    Fixture(Sdk),
+    /// On the server given by `--stdio` or `--http` (the same for every cell).
+    Server,
+}
+
+impl Replayer {
+    /// Its name in reports: the SDK's (`rust`, `typescript`, `python`) or `server`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Replayer::Fixture(sdk) => sdk.as_str(),
+            Replayer::Server => "server",
+        }
+    }
 }
 
 /// What one replay of `confirm` found (one row of the table, one entry of the JSON's `results`).
@@ -45,8 +66,13 @@ pub struct Confirmation {
     pub cell: String,
     /// Which trace: a property's counterexample or the worst case.
     pub property: TraceKind,
-    /// The SDK whose fixture it was replayed on (`rust`, `typescript`, `python`).
+    /// The SDK whose fixture it was replayed on (`rust`, `typescript`, `python`), or `server`
+    /// for the server given by a command or URL.
     pub sdk: String,
+    /// The cell's server behaviour: the model server the trace is a counterexample for (on a
+    /// given server, which behaviour's counterexamples it reproduces says which it has).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<ServerImpl>,
     /// confirmed, not-reproduced, diverged, inconclusive or interrupted.
     pub verdict: ReplayVerdict,
     /// Why, in one line (the runner's reason, or why the replay could not run).
@@ -59,6 +85,9 @@ pub struct Confirmation {
 pub struct ConfirmOptions {
     /// Where the fixtures are and how to start the Rust one.
     pub paths: FixturePaths,
+    /// The server given by a command or URL, with its tool, arguments and observer (the jobs
+    /// of [`Replayer::Server`] run on it; each replay starts it afresh).
+    pub server: Option<ReplayOptions>,
     /// The folder under which each replay gets its own folder.
     pub evidence: PathBuf,
     /// Replays at a time.
@@ -66,8 +95,8 @@ pub struct ConfirmOptions {
 }
 
 /// Every counterexample of the checked `cells` (one per violated property, then the worst case
-/// when it has a trace), on each of `sdks`, in the cells' order. Cells that do not apply have none.
-pub fn jobs(cells: &[Cell], sdks: &[Sdk]) -> Vec<Job> {
+/// when it has a trace), on each of `on`, in the cells' order. Cells that do not apply have none.
+pub fn jobs(cells: &[Cell], on: &[Replayer]) -> Vec<Job> {
     let mut jobs = Vec::new();
     for cell in cells {
         let Ok(checked) = &cell.outcome else { continue };
@@ -80,13 +109,13 @@ pub fn jobs(cells: &[Cell], sdks: &[Sdk]) -> Vec<Job> {
         for (kind, path) in traces {
             let verified = !checked.unverified.contains(&kind);
             let trace = TraceFile::from_counterexample(&checked.model, kind, path, verified);
-            for &sdk in sdks {
+            for &replayer in on {
                 jobs.push(Job {
                     config: cell.config.clone(),
                     profile: checked.model.profile.clone(),
                     kind,
                     trace: trace.clone(),
-                    sdk,
+                    on: replayer,
                 });
             }
         }
@@ -172,37 +201,51 @@ fn not_run(job: &Job, verdict: ReplayVerdict, reason: String) -> Confirmation {
     Confirmation {
         cell: cell_name(&job.config),
         property: job.kind,
-        sdk: job.sdk.as_str().into(),
+        sdk: job.on.name().into(),
+        behaviour: Some(job.config.server),
         verdict,
         reason,
         evidence: None,
     }
 }
 
-/// The folder of one replay: `EVIDENCE/CELL/PROPERTY/SDK`.
+/// The folder of one replay: `EVIDENCE/CELL/PROPERTY/SDK` (`.../server` on a given server).
 pub fn replay_dir(root: &Path, job: &Job) -> PathBuf {
-    root.join(cell_name(&job.config)).join(job.kind.property_name()).join(job.sdk.as_str())
+    root.join(cell_name(&job.config)).join(job.kind.property_name()).join(job.on.name())
 }
 
-/// Replay one job on its SDK's fixture variant for the cell's server, over the cell's
-/// transport, speaking the cell's revision.
-fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
+/// The runner's options for `job` with its folder `dir`: its SDK's fixture variant for the
+/// cell's server, or the given server; either way over the cell's transport, speaking the cell's
+/// revision. `Err` says why it cannot run.
+fn options_for(job: &Job, options: &ConfirmOptions, dir: &Path) -> Result<ReplayOptions, String> {
     let server = job.config.server;
     let revision = job.profile.revision;
-    let runnable = job.sdk.variant_for(server).and_then(|_| job.sdk.speaks(revision));
-    let runnable = runnable.and_then(|_| job.sdk.cancel_option(server, job.config.cancel));
-    if let Err(why) = runnable.and_then(|_| job.sdk.handler_options(job.config.handler)) {
-        return not_run(job, ReplayVerdict::Inconclusive, why.to_string());
-    }
-    let dir = replay_dir(&options.evidence, job);
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return not_run(job, ReplayVerdict::Inconclusive, format!("{}: cannot create: {e}", dir.display()));
-    }
-    let mut opts = match options.paths.options_for_cell(job.sdk, &job.config, &job.profile, &dir) {
-        Ok(o) => o,
-        Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why.to_string()),
+    let mut opts = match job.on {
+        Replayer::Fixture(sdk) => {
+            let runnable = sdk.variant_for(server).and_then(|_| sdk.speaks(revision));
+            let runnable = runnable.and_then(|_| sdk.cancel_option(server, job.config.cancel));
+            runnable.and_then(|_| sdk.handler_options(job.config.handler)).map_err(|why| why.to_string())?;
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            options.paths.options_for_cell(sdk, &job.config, &job.profile, dir).map_err(|why| why.to_string())?
+        }
+        Replayer::Server => {
+            let mut opts = options.server.clone().ok_or("no server was given to replay on")?;
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            opts.evidence_dir = Some(dir.join("evidence"));
+            opts
+        }
     };
     opts.revision = Some(revision);
+    Ok(opts)
+}
+
+/// Replay one job where it says, over the cell's transport, speaking the cell's revision.
+fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
+    let dir = replay_dir(&options.evidence, job);
+    let opts = match options_for(job, options, &dir) {
+        Ok(o) => o,
+        Err(why) => return not_run(job, ReplayVerdict::Inconclusive, why),
+    };
     let evidence = match Evidence::new(opts.evidence_dir.as_deref()) {
         Ok(e) => e,
         Err(e) => return not_run(job, ReplayVerdict::Inconclusive, format!("evidence: {e}")),
@@ -224,9 +267,25 @@ fn replay_one(job: &Job, options: &ConfirmOptions) -> Confirmation {
     Confirmation {
         cell: cell_name(&job.config),
         property: job.kind,
-        sdk: job.sdk.as_str().into(),
+        sdk: job.on.name().into(),
+        behaviour: Some(job.config.server),
         verdict: result.verdict,
         reason,
         evidence: Some(dir),
     }
+}
+
+/// The server behaviours whose counterexamples were replayed (plain, then honours-cancel) and,
+/// of them, those whose every counterexample was confirmed (or, for a worst case of one
+/// effect per call, ran): on a given server, the behaviours its replays fit. Both when no
+/// replay told them apart; none when the server fits neither.
+pub fn behaviours(results: &[Confirmation]) -> Vec<(ServerImpl, bool)> {
+    [ServerImpl::Plain, ServerImpl::HonoursCancel]
+        .into_iter()
+        .filter_map(|b| {
+            let of: Vec<_> = results.iter().filter(|r| r.behaviour == Some(b)).collect();
+            let fits = of.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
+            (!of.is_empty()).then_some((b, fits))
+        })
+        .collect()
 }

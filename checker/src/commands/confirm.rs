@@ -1,11 +1,13 @@
 //! `mcp-once confirm`: every counterexample of the default matrix (or of the cells chosen)
-//! replayed on the fixture that implements its cell's server, on the SDKs chosen.
+//! replayed on the fixture that implements its cell's server, on the SDKs chosen; or, with
+//! `--stdio`/`--http`, on a server nobody here wrote, under the cells whose server a plain
+//! server can be (no store of ids or keys: `plain`, `honours-cancel`).
 
-use crate::args::{BudgetArgs, ConfigArgs, SummaryArgs};
+use crate::args::{BudgetArgs, ConfigArgs, SummaryArgs, TargetArgs};
 use crate::cells::{
     builtins, cell_name, matrix_cells, profile_for, progress, run_with_progress, threads, with_instances,
 };
-use crate::confirm::{confirm, jobs, ConfirmOptions};
+use crate::confirm::{behaviours, confirm, jobs, ConfirmOptions, Replayer};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
 use crate::report::summary;
@@ -13,7 +15,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::{Args, ValueEnum};
 use mcp_once_conformance::replay::sdk_fixtures::{FixtureError, FixturePaths, Sdk};
 use mcp_once_conformance::replay::ReplayVerdict;
-use mcp_once_model::{Config, Options, Profile, PropertyKind};
+use mcp_once_model::{Config, HandlerKind, Options, Profile, PropertyKind, ServerImpl};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -51,10 +53,18 @@ pub struct ConfirmArgs {
     /// these (repeatable).
     #[arg(long, value_name = "FILTER", num_args = 1..)]
     cells: Vec<String>,
-    /// The SDKs whose fixtures replay (repeatable).
-    #[arg(long, value_enum, default_values_t = [SdkArg::Rust])]
+    /// The SDKs whose fixtures replay (repeatable; default: rust).
+    #[arg(long, value_enum)]
     sdk: Vec<SdkArg>,
-    /// Replays at a time (default: one per core).
+    /// Instead of the fixtures: a server nobody here wrote (`--stdio CMD`, or `--http URL` with
+    /// `--launch CMD` so that it can be killed and restarted), its tool, arguments and observer,
+    /// as `replay` takes them. Its counterexamples are those of the cells with servers `plain`
+    /// and `honours-cancel` (the behaviours a server with no store of ids or keys has), each
+    /// replayed on a fresh start of it, one at a time; which behaviour's counterexamples it
+    /// reproduces says which it has.
+    #[command(flatten)]
+    server: Option<TargetArgs>,
+    /// Replays at a time (default: one per core; 1 with --stdio/--http).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     /// Write each replay's ledger and evidence under this folder (default: a new folder in the
@@ -110,6 +120,25 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
     out
 }
 
+/// Why the counterexamples of cell `c` cannot be replayed on a server nobody here wrote (None:
+/// they can): the runner can start, kill and restart such a server and count its effects, but
+/// cannot give it a store, an input round, a second instance or a session it ends.
+fn not_for_given_server(c: &Config) -> Option<&'static str> {
+    if !matches!(c.server, ServerImpl::Plain | ServerImpl::HonoursCancel) {
+        Some("its server keeps a store of request ids or keys")
+    } else if c.cancel.is_some() {
+        Some("its server's cancellation handling is set by --cancel")
+    } else if c.handler.kind != HandlerKind::EffectOnly {
+        Some("its tool asks for input (MRTR)")
+    } else if c.deployment.instances > 1 {
+        Some("its server runs as several instances")
+    } else if c.session_terminations > 0 {
+        Some("its server ends the client's session")
+    } else {
+        None
+    }
+}
+
 /// The applicable cells of the default matrix the flags select; an error when there are none.
 fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
     let mut loaded = builtins();
@@ -141,6 +170,32 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
     if cells.is_empty() {
         bail!("no applicable cell of the default matrix has {}", filters(a).join(" "));
     }
+    let Some(server) = &a.server else { return Ok(cells) };
+    // A given server is replayed over its own transport, speaking the revision asked for (if
+    // any), under the cells a server with no store can be.
+    let options = server.options()?;
+    let transport = options.target.transport();
+    let (cells, left): (Vec<_>, Vec<_>) = cells
+        .into_iter()
+        .filter(|(c, p)| c.transport == transport && options.revision.is_none_or(|r| r == p.revision))
+        .partition(|(c, _)| not_for_given_server(c).is_none());
+    if !left.is_empty() {
+        let mut why: Vec<&str> = left.iter().filter_map(|(c, _)| not_for_given_server(c)).collect();
+        why.dedup();
+        eprintln!(
+            "mcp-once: {} cells left out, their counterexamples need what the runner cannot give a server it did not write ({})",
+            left.len(),
+            why.join("; ")
+        );
+    }
+    if cells.is_empty() {
+        bail!(
+            "no cell of the default matrix with {} can be replayed on the given {} server{}: its counterexamples are those of the servers plain and honours-cancel",
+            filters(a).join(" "),
+            transport.as_str(),
+            options.revision.map(|r| format!(" speaking {}", r.as_str())).unwrap_or_default()
+        );
+    }
     Ok(cells)
 }
 
@@ -150,6 +205,17 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
     if a.jobs == Some(0) {
         bail!("--jobs 0: at least 1");
     }
+    let server = match &a.server {
+        None => None,
+        Some(_) if !a.sdk.is_empty() => {
+            bail!("--sdk chooses fixtures; with --stdio/--http the replays run on the server given")
+        }
+        Some(_) if a.fixtures.is_some() => bail!("--fixtures goes with the fixtures, not with --stdio/--http"),
+        Some(_) if a.jobs.is_some_and(|n| n > 1) => {
+            bail!("--jobs: one server given, so its replays run one at a time (they share its observer)")
+        }
+        Some(t) => Some(t.options()?),
+    };
     let configs = cells(&a)?;
     let fixtures_dir = mcp_once_conformance::installed::locate(a.fixtures.as_deref());
     let exe = std::env::current_exe()?;
@@ -158,7 +224,8 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         rust_fixture: vec![exe.display().to_string(), "fixture".into(), "--sdk".into(), "rust".into()],
     };
     let mut sdks: Vec<Sdk> = Vec::new();
-    for s in &a.sdk {
+    let asked = if a.sdk.is_empty() && server.is_none() { &[SdkArg::Rust][..] } else { &a.sdk[..] };
+    for s in asked {
         if !sdks.contains(&s.sdk()) {
             sdks.push(s.sdk());
         }
@@ -176,7 +243,13 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
     });
     std::fs::create_dir_all(&evidence).map_err(|e| anyhow!("--evidence {}: {e}", evidence.display()))?;
     eprintln!("mcp-once: evidence in {}", evidence.display());
-    let options = ConfirmOptions { paths, evidence: evidence.clone(), jobs: a.jobs.unwrap_or_else(threads) };
+    let on: Vec<Replayer> = match &server {
+        Some(_) => vec![Replayer::Server],
+        None => sdks.iter().map(|&s| Replayer::Fixture(s)).collect(),
+    };
+    let jobs_at_once = if server.is_some() { 1 } else { a.jobs.unwrap_or_else(threads) };
+    let given = server.is_some();
+    let options = ConfirmOptions { paths, server, evidence: evidence.clone(), jobs: jobs_at_once };
     // The search `check` runs: every property (shortest counterexamples) and the worst case.
     let checked = run_with_progress(
         "checking",
@@ -185,7 +258,7 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         Options { worst: true, budget: a.budget.budget()? },
         None,
     )?;
-    let jobs = jobs(&checked, &sdks);
+    let jobs = jobs(&checked, &on);
     let bar = progress(jobs.len(), "replaying", "replays");
     let results = confirm(&jobs, &options, &|| {
         if let Some(b) = &bar {
@@ -195,7 +268,13 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let all_confirmed = results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran));
+    // On a given server, every counterexample of the behaviour it shows must be confirmed; the
+    // other behaviour's are replayed to tell which it has.
+    let all_confirmed = if given {
+        behaviours(&results).iter().any(|(_, fits)| *fits)
+    } else {
+        results.iter().all(|r| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran))
+    };
     let report = Report::Confirm { results: &results, evidence: &evidence, cells: &checked };
     print(a.format, &report)?;
     if let Some(path) = &a.summary.summary {

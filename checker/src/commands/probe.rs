@@ -18,6 +18,10 @@ use std::process::ExitCode;
 pub struct ProbeArgs {
     #[command(flatten)]
     target: TargetArgs,
+    /// Write the evidence (one folder per check and replay, each with its result.json) into
+    /// this folder.
+    #[arg(long, value_name = "DIR")]
+    evidence: Option<PathBuf>,
     /// Run only these checks (comma-separated ids; the preflight always runs)
     #[arg(long, value_delimiter = ',')]
     checks: Vec<String>,
@@ -37,7 +41,8 @@ pub struct ProbeArgs {
 
 /// Run `mcp-once probe`: exit 1 a check failed, 2 one could not be tested, 0 all passed.
 pub fn run(a: ProbeArgs) -> Result<ExitCode> {
-    let options = a.target.options()?;
+    let mut options = a.target.options()?;
+    options.evidence_dir = a.evidence.clone();
     let evidence = options.evidence_dir.clone();
     let keyed = a.target.key_at.is_some();
     let baseline = match &a.expected_failures {

@@ -17,6 +17,9 @@ pub struct ReplayArgs {
     trace: PathBuf,
     #[command(flatten)]
     target: TargetArgs,
+    /// Write the evidence log (and result.json) into this folder.
+    #[arg(long, value_name = "DIR")]
+    evidence: Option<PathBuf>,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = formats_for(Kind::Replay))]
     format: Format,
@@ -25,7 +28,8 @@ pub struct ReplayArgs {
 /// Run `mcp-once replay`: exit 1 confirmed, 0 not reproduced, 2 otherwise.
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let mut options = a.target.options()?;
-    options.command = Some(a.target.command(&a.trace));
+    options.evidence_dir = a.evidence.clone();
+    options.command = Some(a.target.command(&a.trace, a.evidence.as_deref()));
     let result = replay::run_replay(&a.trace, options)?;
     print(a.format, &Report::Replay(&result))?;
     Ok(ExitCode::from(result.verdict.exit_code()))

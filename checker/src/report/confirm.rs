@@ -2,7 +2,7 @@
 //! `{"counterexamples", "confirmed", "results": [{"cell", "property", "sdk", "verdict",
 //! "reason", "evidence"}]}`.
 
-use crate::confirm::Confirmation;
+use crate::confirm::{behaviours, Confirmation};
 use mcp_once_conformance::replay::ReplayVerdict;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -18,8 +18,25 @@ pub struct ConfirmRecord {
     /// confirm, counted apart from the confirmations.
     #[serde(default)]
     pub ran: usize,
+    /// On a server given by `--stdio`/`--http`: each server behaviour whose counterexamples
+    /// were replayed, and whether the server's replays fit it (every one confirmed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviours: Vec<BehaviourFit>,
     /// One per replay, in the cells' order.
     pub results: Vec<Confirmation>,
+}
+
+/// Whether a given server's replays fit one server behaviour of the model.
+#[derive(Serialize, Deserialize)]
+pub struct BehaviourFit {
+    /// The behaviour (`plain`, `honours-cancel`).
+    pub server: mcp_once_model::ServerImpl,
+    /// Its counterexamples replayed.
+    pub replays: usize,
+    /// Of them, those confirmed (or run, for a worst case of one effect per call).
+    pub confirmed: usize,
+    /// Whether every one was.
+    pub fits: bool,
 }
 
 impl ConfirmRecord {
@@ -27,8 +44,44 @@ impl ConfirmRecord {
     pub fn of(results: Vec<Confirmation>) -> Self {
         let confirmed = count(&results, ReplayVerdict::Confirmed);
         let ran = count(&results, ReplayVerdict::Ran);
-        ConfirmRecord { counterexamples: results.len(), confirmed, ran, results }
+        let behaviours = fits(&results);
+        ConfirmRecord { counterexamples: results.len(), confirmed, ran, behaviours, results }
     }
+}
+
+/// On a given server (replays named `server`): how its replays fit each behaviour.
+fn fits(results: &[Confirmation]) -> Vec<BehaviourFit> {
+    let on_server: Vec<Confirmation> = results.iter().filter(|r| r.sdk == "server").cloned().collect();
+    behaviours(&on_server)
+        .into_iter()
+        .map(|(server, fits)| {
+            let of = on_server.iter().filter(|r| r.behaviour == Some(server));
+            let ok = |r: &&Confirmation| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran);
+            BehaviourFit { server, replays: of.clone().count(), confirmed: of.filter(ok).count(), fits }
+        })
+        .collect()
+}
+
+/// The text that says which behaviour a given server's replays fit, or nothing for fixtures.
+fn fit_text(results: &[Confirmation]) -> String {
+    let fits = fits(results);
+    if fits.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> =
+        fits.iter().map(|f| format!("{}: {} of {} confirmed", f.server, f.confirmed, f.replays)).collect();
+    let fitting: Vec<String> = fits.iter().filter(|f| f.fits).map(|f| f.server.to_string()).collect();
+    let verdict = match fitting.len() {
+        0 => "it fits neither: some counterexample of each behaviour was not confirmed (see the reasons above)"
+            .to_string(),
+        1 if fits.len() > 1 => format!(
+            "it behaves as {}; the other behaviour's counterexamples not confirmed are those it does not have",
+            fitting[0]
+        ),
+        1 => format!("it behaves as {}", fitting[0]),
+        _ => format!("its replays fit {} alike (no replay told them apart)", fitting.join(" and ")),
+    };
+    format!("On the given server, by the cell's server behaviour: {}; {verdict}.\n", each.join(", "))
 }
 
 /// How many of `results` have `verdict`.
@@ -78,5 +131,6 @@ pub fn confirm_text(results: &[Confirmation], evidence: &Path) -> String {
         figures.join(", "),
         evidence.display()
     ));
+    out.push_str(&fit_text(results));
     out
 }
