@@ -86,13 +86,15 @@ pub struct ConfirmArgs {
     summary: SummaryArgs,
 }
 
-/// Whether `c` has every parameter the flags give.
-fn selected(f: &ConfigArgs, c: &Config) -> bool {
+/// Whether `c` has every parameter the flags give (on a given server, `--calls` sets the
+/// number of calls instead: see [`cells`]).
+fn selected(a: &ConfirmArgs, c: &Config) -> bool {
+    let f = &a.config;
     f.transport.is_none_or(|t| t == c.transport)
         && f.client.is_none_or(|v| v == c.client)
         && f.key.is_none_or(|v| v == c.key)
         && f.server.is_none_or(|v| v == c.server)
-        && f.calls.is_none_or(|v| v == c.bounds.calls)
+        && (a.server.is_some() || f.calls.is_none_or(|v| v == c.bounds.calls))
         && f.retries.is_none_or(|v| v == c.bounds.retries)
         && f.crashes.is_none_or(|v| v == c.bounds.crashes)
 }
@@ -164,7 +166,7 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
             c.deployment.store = a.config.store.or(c.deployment.store);
             (c.normalised(), p)
         })
-        .filter(|(c, p)| c.applicable(p).is_ok() && selected(&a.config, c))
+        .filter(|(c, p)| c.applicable(p).is_ok() && selected(a, c))
         .filter(|(c, _)| a.cells.is_empty() || a.cells.iter().any(|f| cell_name(c).contains(f.as_str())))
         .collect();
     if cells.is_empty() {
@@ -175,10 +177,25 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
     // any), under the cells a server with no store can be.
     let options = server.options()?;
     let transport = options.target.transport();
-    let (cells, left): (Vec<_>, Vec<_>) = cells
+    let (mut cells, left): (Vec<_>, Vec<_>) = cells
         .into_iter()
         .filter(|(c, p)| c.transport == transport && options.revision.is_none_or(|r| r == p.revision))
         .partition(|(c, _)| not_for_given_server(c).is_none());
+    // An observer that only counts cannot tell two calls' effects apart, so the counterexamples
+    // of several calls would come out inconclusive: each cell is taken at one call instead (its
+    // other bounds as in the matrix), unless --calls gives the number.
+    let calls = a.config.calls.or((!options.tells_calls_apart()).then_some(1));
+    if let Some(n) = calls {
+        if a.config.calls.is_none() {
+            eprintln!(
+                "mcp-once: the observer cannot tell calls apart (a ledger with `{{{{call}}}}` in --args can), so each cell is taken at one call"
+            );
+        }
+        for (c, _) in &mut cells {
+            c.bounds.calls = n;
+        }
+        cells.dedup_by(|x, y| x.0 == y.0);
+    }
     if !left.is_empty() {
         let mut why: Vec<&str> = left.iter().filter_map(|(c, _)| not_for_given_server(c)).collect();
         why.dedup();
