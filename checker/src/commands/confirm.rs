@@ -181,10 +181,30 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
         .into_iter()
         .filter(|(c, p)| c.transport == transport && options.revision.is_none_or(|r| r == p.revision))
         .partition(|(c, _)| not_for_given_server(c).is_none());
+    let mut why: Vec<&str> = left.iter().filter_map(|(c, _)| not_for_given_server(c)).collect();
+    why.sort();
+    why.dedup();
+    if cells.is_empty() {
+        let left_why =
+            if why.is_empty() { String::new() } else { format!(" (the cells selected: {})", why.join("; ")) };
+        bail!(
+            "no cell of the default matrix with {} can be replayed on the given {} server{}: its counterexamples are those of the servers plain and honours-cancel{left_why}",
+            filters(a).join(" "),
+            transport.as_str(),
+            options.revision.map(|r| format!(" speaking {}", r.as_str())).unwrap_or_default()
+        );
+    }
+    if !left.is_empty() {
+        eprintln!(
+            "mcp-once: {} cells left out, their counterexamples need what the runner cannot give a server it did not write ({})",
+            left.len(),
+            why.join("; ")
+        );
+    }
     // An observer that only counts cannot tell two calls' effects apart, so the counterexamples
     // of several calls would come out inconclusive: each cell is taken at one call instead (its
     // other bounds as in the matrix), unless --calls gives the number.
-    let calls = a.config.calls.or((!options.tells_calls_apart()).then_some(1));
+    let calls = a.config.calls.or((!mcp_once_conformance::replay::judge::tells_calls_apart(&options)).then_some(1));
     if let Some(n) = calls {
         if a.config.calls.is_none() {
             eprintln!(
@@ -195,23 +215,6 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
             c.bounds.calls = n;
         }
         cells.dedup_by(|x, y| x.0 == y.0);
-    }
-    if !left.is_empty() {
-        let mut why: Vec<&str> = left.iter().filter_map(|(c, _)| not_for_given_server(c)).collect();
-        why.dedup();
-        eprintln!(
-            "mcp-once: {} cells left out, their counterexamples need what the runner cannot give a server it did not write ({})",
-            left.len(),
-            why.join("; ")
-        );
-    }
-    if cells.is_empty() {
-        bail!(
-            "no cell of the default matrix with {} can be replayed on the given {} server{}: its counterexamples are those of the servers plain and honours-cancel",
-            filters(a).join(" "),
-            transport.as_str(),
-            options.revision.map(|r| format!(" speaking {}", r.as_str())).unwrap_or_default()
-        );
     }
     Ok(cells)
 }

@@ -85,6 +85,15 @@ fn mentions(v: &Value, tag: &str) -> bool {
     }
 }
 
+/// Whether `options`' observer can tell which logical call an effect belongs to: a ledger whose
+/// lines carry the call's tag, from `{{call}}` in the arguments. Without it, a run of several
+/// calls is judged only where the counts alone decide.
+pub fn tells_calls_apart(options: &crate::replay::types::ReplayOptions) -> bool {
+    let tagged =
+        serde_json::to_string(&options.args).is_ok_and(|a| a.contains(crate::replay::message::CALL_PLACEHOLDER));
+    tagged && matches!(options.observer.source, crate::replay::observer::Source::Ledger { .. })
+}
+
 /// Effects per logical call from the ledger lines of this run: a line belongs to the call whose
 /// tag (the `{{call}}` replacement in its arguments) it carries. `Err` when a line carries no
 /// tag or several, so that the lines cannot be told apart.

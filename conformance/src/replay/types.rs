@@ -158,17 +158,6 @@ pub struct ReplayOptions {
     pub command: Option<crate::replay::command::ReplayCommand>,
 }
 
-impl ReplayOptions {
-    /// Whether the observer can tell which logical call an effect belongs to: a ledger whose
-    /// lines carry the call's tag, from `{{call}}` in the arguments. Without it, a run of
-    /// several calls is judged only where the counts alone decide.
-    pub fn tells_calls_apart(&self) -> bool {
-        let tagged =
-            serde_json::to_string(&self.args).is_ok_and(|a| a.contains(crate::replay::message::CALL_PLACEHOLDER));
-        tagged && matches!(self.observer.source, observer::Source::Ledger { .. })
-    }
-}
-
 /// A replay's verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
