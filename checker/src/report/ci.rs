@@ -69,7 +69,11 @@ pub fn suite(report: &Report<'_>) -> Option<CiSuite> {
             cases: checks.iter().map(|c| probe_case(c, *baseline, *evidence)).collect(),
         }),
         Report::Confirm { results, .. } => {
-            Some(CiSuite { name: "mcp-once confirm", cases: results.iter().map(confirm_case).collect() })
+            let fitting = fitting_behaviours(results);
+            Some(CiSuite {
+                name: "mcp-once confirm",
+                cases: results.iter().map(|r| confirm_case(r, &fitting)).collect(),
+            })
         }
         Report::ProbeClient(r) => Some(CiSuite { name: "mcp-once probe-client", cases: client_cases(r) }),
         _ => None,
@@ -138,11 +142,28 @@ fn probe_case(c: &CheckRecord, baseline: Option<&BaselineResult>, evidence: Opti
     CiCase { group: "mcp-once probe".into(), name: c.id.clone(), outcome, notes, evidence: probe_evidence(c, evidence) }
 }
 
+/// On a server given by `--stdio`/`--http`: the server behaviours its replays fit (none for
+/// fixtures, or for a server that fits neither).
+fn fitting_behaviours(results: &[Confirmation]) -> Vec<mcp_once_model::ServerImpl> {
+    let on_server: Vec<Confirmation> = results.iter().filter(|r| r.sdk == "server").cloned().collect();
+    crate::confirm::behaviours(&on_server).into_iter().filter(|(_, fits)| *fits).map(|(b, _)| b).collect()
+}
+
 /// A replay of `confirm`: confirmed (or, for a worst case of one effect per call, ran) passes;
-/// not reproduced fails; a replay that could not follow its trace or tell is skipped.
-fn confirm_case(r: &Confirmation) -> CiCase {
+/// not reproduced fails; a replay that could not follow its trace or tell is skipped. On a given
+/// server that fits one behaviour, a replay of the other behaviour not confirmed is skipped:
+/// it is a counterexample of a server this one is not.
+fn confirm_case(r: &Confirmation, fitting: &[mcp_once_model::ServerImpl]) -> CiCase {
+    let other = !fitting.is_empty() && r.behaviour.is_some_and(|b| !fitting.contains(&b));
     let outcome = match r.verdict {
         ReplayVerdict::Confirmed | ReplayVerdict::Ran => CiOutcome::Passed,
+        _ if other => CiOutcome::Skipped(format!(
+            "{}: {} (a counterexample of a server that is {}; this server's replays fit {})",
+            r.verdict.as_str(),
+            r.reason,
+            r.behaviour.map(|b| b.to_string()).unwrap_or_default(),
+            fitting.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(" and ")
+        )),
         ReplayVerdict::NotReproduced => CiOutcome::Failed(format!("not reproduced: {}", r.reason)),
         ReplayVerdict::Diverged | ReplayVerdict::Inconclusive | ReplayVerdict::Interrupted => {
             CiOutcome::Skipped(format!("{}: {}", r.verdict.as_str(), r.reason))
@@ -231,5 +252,35 @@ mod tests {
             matches!(&s.cases[0].outcome, CiOutcome::Skipped(m) if m.starts_with("expected failure") && m.ends_with("ran twice"))
         );
         assert!(matches!(&s.cases[1].outcome, CiOutcome::Failed(m) if m.contains("stale")));
+    }
+
+    #[test]
+    fn on_a_given_server_the_other_behaviours_misses_are_skipped_not_failed() {
+        use mcp_once_model::ServerImpl;
+        let replay = |behaviour: ServerImpl, verdict: ReplayVerdict| Confirmation {
+            cell: format!("c__{behaviour}"),
+            property: mcp_once_model::trace::TraceKind::WorstCase,
+            sdk: "server".into(),
+            behaviour: Some(behaviour),
+            verdict,
+            reason: "why".into(),
+            evidence: None,
+        };
+        let fits_plain = [
+            replay(ServerImpl::Plain, ReplayVerdict::Confirmed),
+            replay(ServerImpl::HonoursCancel, ReplayVerdict::NotReproduced),
+        ];
+        let fitting = fitting_behaviours(&fits_plain);
+        assert_eq!(fitting, [ServerImpl::Plain]);
+        let other = confirm_case(&fits_plain[1], &fitting).outcome;
+        assert!(matches!(&other, CiOutcome::Skipped(m) if m.contains("fit plain")), "{other:?}");
+        // A server that fits neither fails on both misses.
+        let neither = [
+            replay(ServerImpl::Plain, ReplayVerdict::NotReproduced),
+            replay(ServerImpl::HonoursCancel, ReplayVerdict::NotReproduced),
+        ];
+        let fitting = fitting_behaviours(&neither);
+        assert!(fitting.is_empty());
+        assert!(neither.iter().all(|r| matches!(confirm_case(r, &fitting).outcome, CiOutcome::Failed(_))));
     }
 }
