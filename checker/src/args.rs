@@ -11,7 +11,7 @@ use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, Targe
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
     Annotation, Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind,
-    ServerImpl, StoreScope, Transport,
+    Resumption, ServerImpl, StoreScope, Transport,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -72,6 +72,13 @@ pub struct ConfigArgs {
     /// annotations are hints.
     #[arg(long, value_parser = parse::<Annotation>)]
     pub annotation: Option<Annotation>,
+    /// Whether broken SSE response streams are resumed (HTTP under a profile where a server
+    /// MAY make them resumable: 2025-11-25): none (default: the server does not), offered (it
+    /// does, but the client sends its request again rather than reconnect with Last-Event-ID),
+    /// used (it does and the client reconnects: a break redelivers the response while the
+    /// server process lives).
+    #[arg(long, value_parser = parse::<Resumption>)]
+    pub resumption: Option<Resumption>,
     /// Logical calls (1 to 3).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -100,6 +107,7 @@ impl ConfigArgs {
             || self.instances.is_some()
             || self.store.is_some()
             || self.annotation.is_some()
+            || self.resumption.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -122,6 +130,7 @@ impl ConfigArgs {
             .instances(self.instances)
             .store(self.store)
             .annotation(self.annotation)
+            .resumption(self.resumption)
             .calls(self.calls)
             .retries(self.retries)
             .crashes(self.crashes)

@@ -234,8 +234,19 @@ pub fn cell_name(config: &Config) -> String {
         (n, None) => format!("-instances-{n}"),
         (n, Some(s)) => format!("-instances-{n}-store-{s}"),
     };
+    // And the axes outside the default matrix, where they are not at their default.
+    let mut more = String::new();
+    if config.annotation != mcp_once_model::Annotation::None {
+        more.push_str(&format!("-annotation-{}", config.annotation));
+    }
+    if config.resumption != mcp_once_model::Resumption::None {
+        more.push_str(&format!("-resumption-{}", config.resumption));
+    }
+    if config.session_terminations > 0 {
+        more.push_str(&format!("-session-terminations-{}", config.session_terminations));
+    }
     format!(
-        "{profile}__{}__{}__{}__{}{cancel}{handler}{deployment}__c{}r{}k{}",
+        "{profile}__{}__{}__{}__{}{cancel}{handler}{deployment}{more}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes
     )
 }

@@ -4,11 +4,12 @@
 //! covers, not in the spec, and a report says so apart.
 
 use crate::config::{
-    Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport, MAX_SESSION_TERMINATIONS,
+    Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption, ServerImpl, StoreScope, Transport,
+    MAX_SESSION_TERMINATIONS,
 };
 use crate::profile::{
-    CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, SessionTermination,
-    TaskIdValidation,
+    CrashWindow, InputRequired, Instances, KeyPlacement, KeyReuse, KeySemantics, Profile, Resumability,
+    SessionTermination, TaskIdValidation,
 };
 use crate::state::{MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 
@@ -78,6 +79,7 @@ impl Config {
         in_range("--retries", b.retries.into(), 0, MAX_ATTEMPTS - 1)?;
         in_range("--crashes", b.crashes.into(), 0, MAX_CRASHES.into())?;
         self.session_applicable(profile)?;
+        self.resumption_applicable(profile)?;
         let k = &profile.knobs;
         self.deployment_applicable(profile)?;
         let h = self.handler;
@@ -157,6 +159,30 @@ impl Config {
             return Err(NotApplicable::outside(profile, "requires the key record to be atomic with the effect".into()));
         }
         Ok(())
+    }
+
+    /// Whether `--resumption` makes sense here: HTTP under a profile where a server may make its
+    /// streams resumable (where every server must, or none may, there is no choice to make).
+    fn resumption_applicable(&self, profile: &Profile) -> Result<(), NotApplicable> {
+        let r = self.resumption;
+        if r == Resumption::None {
+            return Ok(());
+        }
+        if self.transport != Transport::Http {
+            return Err(NotApplicable::Meaningless(format!(
+                "--resumption {r} needs --transport http: stdio has no response stream to resume"
+            )));
+        }
+        match profile.knobs.sse_resumability.value {
+            Resumability::Optional => Ok(()),
+            Resumability::None => Err(NotApplicable::outside(
+                profile,
+                format!("has no resumable streams (knob sse_resumability = none), so --resumption {r} does not arise"),
+            )),
+            Resumability::Required => Err(NotApplicable::Meaningless(format!(
+                "the profile has every server resume its streams (knob sse_resumability = required), so --resumption {r} is no choice"
+            ))),
+        }
     }
 
     /// Whether `--session-terminations` makes sense here: HTTP under a profile with sessions a

@@ -3,8 +3,8 @@
 //! build the same cell from the same few words.
 
 use crate::config::{
-    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl,
-    StoreScope, Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
+    ServerImpl, StoreScope, Transport,
 };
 
 /// Builds a [`Config`] setting by setting. Each setter takes the value or an `Option` of it
@@ -22,6 +22,7 @@ pub struct ConfigBuilder {
     instances: u8,
     store: Option<StoreScope>,
     annotation: Annotation,
+    resumption: Resumption,
     bounds: Bounds,
     session_terminations: u8,
 }
@@ -44,6 +45,7 @@ impl Config {
             instances: 1,
             store: None,
             annotation: Annotation::None,
+            resumption: Resumption::None,
             bounds: Bounds::default(),
             session_terminations: 0,
         }
@@ -105,6 +107,10 @@ impl ConfigBuilder {
         annotation: Annotation => annotation
     );
     setter!(
+        /// Whether broken response streams are resumed.
+        resumption: Resumption => resumption
+    );
+    setter!(
         /// Logical calls.
         calls: u8 => bounds.calls
     );
@@ -146,6 +152,7 @@ impl ConfigBuilder {
             handler: Handler::new(self.handler, self.rounds),
             deployment: Deployment { instances: self.instances, store: self.store },
             annotation: self.annotation,
+            resumption: self.resumption,
             bounds: self.bounds,
             session_terminations: self.session_terminations,
         }

@@ -7,6 +7,7 @@
 pub use crate::annotation::Annotation;
 pub use crate::handler::{Handler, HandlerKind};
 use crate::named::named_enum;
+pub use crate::resumption::Resumption;
 use crate::state::Failure;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -271,6 +272,9 @@ pub struct Config {
     pub deployment: Deployment,
     /// What the tool's annotations say (default: none), read by a profile's retry rule.
     pub annotation: Annotation,
+    /// Whether broken response streams are resumed (default: none), where a profile lets a
+    /// server make them resumable.
+    pub resumption: Resumption,
     /// Bounds.
     pub bounds: Bounds,
     /// How many times the server may terminate the client's HTTP session (0 to
@@ -300,6 +304,8 @@ struct ConfigFile {
     store: Option<StoreScope>,
     #[serde(default, skip_serializing_if = "is_no_annotation")]
     annotation: Annotation,
+    #[serde(default, skip_serializing_if = "is_no_resumption")]
+    resumption: Resumption,
     bounds: Bounds,
     #[serde(default, skip_serializing_if = "is_zero")]
     session_terminations: u8,
@@ -311,6 +317,10 @@ fn is_zero(n: &u8) -> bool {
 
 fn is_no_annotation(a: &Annotation) -> bool {
     *a == Annotation::None
+}
+
+fn is_no_resumption(r: &Resumption) -> bool {
+    *r == Resumption::None
 }
 
 fn one() -> u8 {
@@ -341,6 +351,7 @@ impl From<Config> for ConfigFile {
             instances: c.deployment.instances,
             store,
             annotation: c.annotation,
+            resumption: c.resumption,
             bounds: c.bounds,
             session_terminations: c.session_terminations,
         }
@@ -359,6 +370,7 @@ impl From<ConfigFile> for Config {
             handler: f.handler,
             deployment: Deployment { instances: f.instances, store: f.store },
             annotation: f.annotation,
+            resumption: f.resumption,
             bounds: f.bounds,
             session_terminations: f.session_terminations,
         }
@@ -370,7 +382,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{} --calls {} --retries {} --crashes {}{}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{}{} --calls {} --retries {} --crashes {}{}",
             self.profile,
             self.transport,
             self.client,
@@ -385,6 +397,10 @@ impl fmt::Display for Config {
             match self.annotation {
                 Annotation::None => String::new(),
                 a => format!(" --annotation {a}"),
+            },
+            match self.resumption {
+                Resumption::None => String::new(),
+                r => format!(" --resumption {r}"),
             },
             self.bounds.calls,
             self.bounds.retries,

@@ -37,6 +37,7 @@ mod named;
 pub mod profile;
 pub mod property;
 pub mod request_state;
+pub mod resumption;
 pub mod rules;
 pub mod search;
 pub mod search_model;
@@ -54,8 +55,8 @@ pub use applicable::NotApplicable;
 pub use behaviour_key::BehaviourKey;
 pub use builder::ConfigBuilder;
 pub use config::{
-    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, ServerImpl,
-    StoreScope, Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
+    ServerImpl, StoreScope, Transport,
 };
 pub use model::McpModel;
 pub use named::BadValue;

@@ -30,7 +30,7 @@
 
 use crate::action::Action;
 use crate::applicable::NotApplicable;
-use crate::config::{Cancellation, Config, KeyLifetime, ServerImpl, Transport};
+use crate::config::{Cancellation, Config, KeyLifetime, Resumption, ServerImpl, Transport};
 use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
@@ -85,7 +85,10 @@ impl McpModel {
             cancel_on_timeout: k.timeout_sends_cancel.value && (http || k.stdio_cancel.value != StdioCancel::None),
             disconnect_cancels: http
                 && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream),
-            streams_resume: k.sse_resumability.value == Resumability::Required,
+            // Every server resumes, or (where a server may) this one does and its client
+            // reconnects to take the response (`--resumption used`).
+            streams_resume: k.sse_resumability.value == Resumability::Required
+                || (k.sse_resumability.value == Resumability::Optional && config.resumption == Resumption::Used),
             semantics: k.idempotency_semantics.value,
             in_progress: k.idempotency_in_progress.value,
             records_expire: config.server == ServerImpl::KeyExpiring

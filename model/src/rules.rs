@@ -253,7 +253,16 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             key(call, attempt)
         ),
         Action::StreamBreak { call, attempt } => {
-            format!("the HTTP response stream of id {} breaks; the client sees a transport error", id(call, attempt))
+            let resumable = match model.config.resumption {
+                crate::config::Resumption::Offered => {
+                    " (the server made the stream resumable, but the client does not reconnect with Last-Event-ID)"
+                }
+                _ => "",
+            };
+            format!(
+                "the HTTP response stream of id {} breaks; the client sees a transport error{resumable}",
+                id(call, attempt)
+            )
         }
         Action::ServerReceive { call, attempt, instance } => {
             let t = after.attempts[call as usize][attempt as usize];

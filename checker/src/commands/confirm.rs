@@ -113,6 +113,9 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
         f.crashes.map(|v| format!("--crashes {v}")),
         f.cancel.map(|v| format!("--cancel {v}")),
         f.instances.map(|v| format!("--instances {v}")),
+        f.annotation.map(|v| format!("--annotation {v}")),
+        f.resumption.map(|v| format!("--resumption {v}")),
+        f.session_terminations.map(|v| format!("--session-terminations {v}")),
         f.store.map(|v| format!("--store {v}")),
     ]
     .into_iter()
@@ -164,6 +167,11 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
         .into_iter()
         .map(|(mut c, p)| {
             c.deployment.store = a.config.store.or(c.deployment.store);
+            // The axes outside the default matrix put every cell under the value given; the
+            // cells where it does not apply drop out below.
+            c.annotation = a.config.annotation.unwrap_or(c.annotation);
+            c.resumption = a.config.resumption.unwrap_or(c.resumption);
+            c.session_terminations = a.config.session_terminations.unwrap_or(c.session_terminations);
             (c.normalised(), p)
         })
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(a, c))
