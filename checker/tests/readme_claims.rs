@@ -37,10 +37,16 @@ fn check_args(command: &str) -> Option<Vec<String>> {
 /// The prose `check` spans that name one configuration (a `--server`) and give no length, each
 /// with what the README says of it instead: the test fails on any other such span (a length it
 /// could not read), and on an entry no span matches.
-const NO_LENGTH: &[(&str, &str)] = &[(
-    "--profile outcome-query --transport http --client retry-any --key per-call --server validates-task-id",
-    "the README says at-most-once and exactly-once hold there, and gives the recording store's length",
-)];
+const NO_LENGTH: &[(&str, &str)] = &[
+    (
+        "--profile outcome-query --transport http --client retry-any --key per-call --server validates-task-id",
+        "the README says at-most-once and exactly-once hold there, and gives the recording store's length",
+    ),
+    (
+        "--profile mcp-2025-11-25 --transport http --client retry-on-disconnect --server plain --crashes 0 --resumption used --property at-most-once",
+        "the README says it holds, and gives its variants' lengths in words (model/tests/resumption.rs checks all three)",
+    ),
+];
 
 /// The README's prose, outside its fenced blocks, one line.
 fn prose_words(readme: &str) -> String {
