@@ -57,7 +57,12 @@ fn check_shape(v: &Value, code: i32) -> Vec<Value> {
     assert_eq!(code, if all { 0 } else { 1 }, "exit code against {v:#}");
     for r in &results {
         let keys: BTreeSet<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, BTreeSet::from(["cell", "property", "sdk", "verdict", "reason", "evidence"]), "{r}");
+        let expected = ["behaviour", "cell", "property", "sdk", "verdict", "reason", "evidence"];
+        assert_eq!(keys, BTreeSet::from(expected), "{r}");
+        // The behaviour is the model server the cell names (its fifth part, before any axis suffix).
+        let server = r["cell"].as_str().unwrap().split("__").nth(4).unwrap();
+        let behaviour = r["behaviour"].as_str().unwrap();
+        assert!(server == behaviour || server.starts_with(&format!("{behaviour}-")), "{r}");
         assert!(VERDICTS.contains(&r["verdict"].as_str().unwrap()), "{r}");
         assert!(!r["reason"].as_str().unwrap().is_empty(), "{r}");
         if let Some(dir) = r["evidence"].as_str() {
