@@ -146,7 +146,7 @@ impl ConfigArgs {
 /// left to the system and to other work on the machine).
 const DEFAULT_MEMORY_SHARE: (u64, u64) = (3, 4);
 
-/// Where every search stops at the latest (`check`, `matrix`).
+/// Where every search stops at the latest, and on how many threads it runs (`check`, `matrix`).
 #[derive(Args, Clone)]
 pub struct BudgetArgs {
     /// Stop a search before the process's resident memory passes SIZE (e.g. 512M, 4G; default:
@@ -164,9 +164,18 @@ pub struct BudgetArgs {
     /// free in DIR when the search starts); searches that run at once share it.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "spill_dir")]
     max_disk: Option<u64>,
+    /// Search on N threads (default: one per core): cells run N at a time, and a single cell's
+    /// search builds its successors on N threads. The answers are the same for every N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
 }
 
 impl BudgetArgs {
+    /// The threads to search on: `--threads`, or one per core.
+    pub fn threads(&self) -> usize {
+        self.threads.map_or_else(crate::cells::threads, usize::from)
+    }
+
     /// The budget: the flags, with the default memory limit when `--max-memory` is not given.
     pub fn budget(&self) -> Result<Budget> {
         let spill_dir = match &self.spill_dir {

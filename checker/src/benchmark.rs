@@ -15,7 +15,9 @@
 
 use crate::args::default_memory;
 use crate::cells::{builtins, run_cells, threads, with_profiles, Cell, Checked};
-use crate::report::bench::{BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime};
+use crate::report::bench::{
+    BenchReport, CellRun, Machine, MatrixCell, MatrixRun, ReplayRun, ReplayTime, ThreadComparison,
+};
 use anyhow::{anyhow, Result};
 use clap::ValueEnum;
 use mcp_once_model::catalogue::{keyed_safe_cell, matrix};
@@ -187,7 +189,7 @@ fn measure(name: &str, config: Config, budget: Budget) -> Result<CellRun> {
     let before = status_kib("/proc/self/status", "VmRSS:").unwrap_or(0);
     let reset = reset_peak();
     let started = Instant::now();
-    let e = explore_with(&model, PropertyKind::ALL, Options { worst: true, budget });
+    let e = explore_with(&model, PropertyKind::ALL, Options { worst: true, budget, threads: 1 });
     let seconds = started.elapsed().as_secs_f64();
     let peak = status_kib("/proc/self/status", "VmHWM:").unwrap_or(0);
     let grown = peak.saturating_sub(if reset { before } else { 0 });
@@ -252,19 +254,63 @@ fn largest_cells() -> Vec<(String, Config)> {
     cells
 }
 
-/// Run the default matrix (one call per cell when `quick`) and time it.
-fn run_matrix(quick: bool) -> Result<MatrixRun> {
+/// The default matrix (one call per cell when `quick`), on `threads` threads: its cells and
+/// its wall time.
+fn timed_matrix(quick: bool, threads: usize) -> Result<(Vec<Cell>, f64)> {
     let profiles = builtins();
     let mut cells = matrix(&profiles);
     if quick {
         cells.iter_mut().for_each(|c| c.bounds.calls = 1);
     }
     let configs = with_profiles(cells, &profiles);
-    let threads = threads();
     let started = Instant::now();
-    let options = Options { worst: true, budget: Budget { max_memory: default_memory(), ..Budget::default() } };
+    let options =
+        Options { worst: true, budget: Budget { max_memory: default_memory(), ..Budget::default() }, threads: 1 };
     let cells = run_cells(configs, PropertyKind::ALL, options, None, threads, &|| {})?;
-    let seconds = started.elapsed().as_secs_f64();
+    Ok((cells, started.elapsed().as_secs_f64()))
+}
+
+/// The JSON `matrix --format json` prints for `cells`, its times taken out: what two runs must
+/// agree on.
+fn answers(cells: &[Cell]) -> serde_json::Value {
+    fn drop_times(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.retain(|k, _| !k.ends_with("seconds"));
+                m.values_mut().for_each(drop_times);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(drop_times),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(crate::report::json::MatrixRecord::of(cells)).expect("a matrix record is JSON");
+    drop_times(&mut v);
+    v
+}
+
+/// Run the default matrix (one call per cell when `quick`) and time it: alternately on one
+/// thread and on every core (two rounds each, one with `quick`), so both meet the same load,
+/// and compare their answers.
+fn run_matrix(quick: bool) -> Result<MatrixRun> {
+    let threads = threads();
+    let rounds = if quick { 1 } else { 2 };
+    let mut one_thread = Vec::new();
+    let mut every_core = Vec::new();
+    let mut same_answers = true;
+    let mut last = None;
+    for _ in 0..rounds {
+        let (cells, seconds) = if threads > 1 { timed_matrix(quick, 1)? } else { (Vec::new(), 0.0) };
+        let (all, all_seconds) = timed_matrix(quick, threads)?;
+        if threads > 1 {
+            same_answers &= answers(&cells) == answers(&all);
+            one_thread.push(seconds);
+        }
+        every_core.push(all_seconds);
+        last = Some(all);
+    }
+    let cells = last.expect("at least one round");
+    let seconds = every_core.iter().copied().fold(f64::INFINITY, f64::min);
+    let threads_compared = (threads > 1).then(|| ThreadComparison { one_thread, every_core, same_answers });
     let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
     let own = |k: &&&Checked| !k.shared;
     let mut slowest: Vec<MatrixCell> = checked
@@ -290,6 +336,7 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
         searches: checked.iter().filter(own).count(),
         threads,
         seconds,
+        threads_compared,
         search_seconds: checked.iter().filter(own).map(|k| k.stats.seconds).sum(),
         verify_seconds: checked.iter().map(|k| k.verify_seconds).sum(),
         slowest,

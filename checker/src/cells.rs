@@ -183,13 +183,14 @@ pub fn progress(len: usize, what: &str, unit: &str) -> Option<indicatif::Progres
     Some(bar)
 }
 
-/// Run cells on every core with a progress bar on a terminal.
+/// Run cells on `threads` threads with a progress bar on a terminal.
 pub fn run_with_progress(
     what: &str,
     configs: Vec<(Config, Arc<Profile>)>,
     props: &[PropertyKind],
     options: Options,
     out: Option<&Path>,
+    threads: usize,
 ) -> Result<Vec<Cell>> {
     let bar = progress(configs.len(), what, "cells");
     let tick = || {
@@ -197,7 +198,7 @@ pub fn run_with_progress(
             b.inc(1);
         }
     };
-    let cells = run_cells(configs, props, options, out, threads(), &tick);
+    let cells = run_cells(configs, props, options, out, threads, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -301,7 +302,8 @@ fn schedule(configs: &[(Config, Arc<Profile>)]) -> Vec<usize> {
     firsts
 }
 
-/// Check every cell, `threads` at a time, each search under `options`, writing traces under
+/// Check every cell, `threads` at a time (with fewer searches than threads, each search on
+/// several), each search under `options`, writing traces under
 /// `out` if given. The budget is the process's: memory is read as the whole process's, and a
 /// search on disk keeps to its share of the memory and disk budgets (`Budget::shared_by`).
 /// `on_done` is called once per finished cell (for progress).
@@ -320,7 +322,10 @@ pub fn run_cells(
     // The searches that run at once share the budget: each one on disk keeps to its share.
     let searches = configs.iter().filter(|(c, p)| c.applicable(p).is_ok()).count();
     let shared_by = threads.clamp(1, searches.max(1));
-    let options = Options { budget: Budget { shared_by, ..options.budget }, ..options };
+    // Threads left over when there are fewer searches than threads build each search's
+    // successors (one search alone: all of them); `options.threads` is not read.
+    let within = (threads / searches.max(1)).max(1);
+    let options = Options { budget: Budget { shared_by, ..options.budget }, threads: within, ..options };
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
     let memo: Mutex<HashMap<BehaviourKey, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());

@@ -3,7 +3,7 @@
 //! whose issue it is: the server's implementation, the client's retry policy, or the spec
 //! (another profile, whose idempotency key the client sends and a server keeps).
 
-use crate::cells::{builtins, run_cells, threads};
+use crate::cells::{builtins, run_cells};
 use anyhow::Result;
 use clap::ValueEnum;
 use mcp_once_model::config::Bounds;
@@ -138,7 +138,8 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
 /// [`fix_bounds`] of `cfg`'s, and keep those where it holds. Without a state limit and a spill
 /// folder in `budget`, each search stops at [`MAX_STATES`] (a search stopped there is no
 /// fix); with a spill folder it may go on on disk until the disk budget.
-pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: Budget) -> Result<Fix> {
+/// The candidates are searched `threads` at a time.
+pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: Budget, threads: usize) -> Result<Fix> {
     let profiles = builtins();
     let bounds = fix_bounds(cfg.bounds);
     let at_bounds = Config { bounds, ..cfg.clone() };
@@ -154,8 +155,8 @@ pub fn search(cfg: &Config, property: PropertyKind, audience: Audience, budget: 
     let order: Vec<Config> = configs.iter().map(|(c, _)| c.clone()).collect();
     let max_states = budget.max_states.or(if budget.spill_dir.is_some() { None } else { Some(MAX_STATES) });
     let budget = Budget { max_states, ..budget };
-    let options = Options { worst: false, budget };
-    let cells = run_cells(configs, &[property], options, None, threads(), &|| {})?;
+    let options = Options { worst: false, budget, threads: 1 };
+    let cells = run_cells(configs, &[property], options, None, threads, &|| {})?;
     let holds = order
         .into_iter()
         .filter(|c| {

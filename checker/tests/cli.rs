@@ -373,6 +373,13 @@ fn bench_quick_prints_every_part_in_json() {
     assert_eq!(v["largest"], json!([]), "--quick skips the largest cells");
     assert_eq!(v["matrix"]["checked"], 340);
     assert!(v["matrix"]["seconds"].is_number());
+    // On more than one core, the matrix on one thread and on every core, compared.
+    if v["machine"]["cpus"].as_u64().unwrap() > 1 {
+        let t = &v["matrix"]["threads_compared"];
+        assert_eq!(t["same_answers"], true, "{t}");
+        assert_eq!(t["one_thread"].as_array().unwrap().len(), 1, "one round with --quick: {t}");
+        assert_eq!(t["every_core"].as_array().unwrap().len(), 1, "{t}");
+    }
     let growth = v["growth"].as_array().unwrap();
     assert!(growth.len() >= 4, "{growth:?}");
     assert!(

@@ -87,7 +87,7 @@ pub struct Exploration {
 /// Explore every reachable state of `model` once, checking `properties` and the worst case,
 /// with no budget.
 pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
-    explore_with(model, properties, Options { worst: true, budget: Budget::unlimited() })
+    explore_with(model, properties, Options { worst: true, budget: Budget::unlimited(), threads: 1 })
 }
 
 /// Explore `model` breadth-first, checking `properties` (and the worst case if asked), until

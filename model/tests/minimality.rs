@@ -118,7 +118,7 @@ struct Compared {
 /// allows, never killed by the kernel.
 fn matches_unreduced_within(m: &McpModel, reduced: &Exploration, budget: Budget) -> Compared {
     let cell = &m.config;
-    let full = explore_with(&m.without_reductions(), PropertyKind::ALL, Options { worst: true, budget });
+    let full = explore_with(&m.without_reductions(), PropertyKind::ALL, Options { worst: true, budget, threads: 1 });
     let up_to = match full.end {
         End::Exhaustive => None,
         End::Stopped { why, depth_completed } => Some((depth_completed, why)),

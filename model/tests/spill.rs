@@ -39,7 +39,7 @@ fn folder() -> &'static Path {
 }
 
 fn options(worst: bool, max_memory: Option<u64>, dir: Option<&'static Path>, max_disk: Option<u64>) -> Options {
-    Options { worst, budget: Budget { max_memory, spill_dir: dir, max_disk, ..Budget::default() } }
+    Options { worst, budget: Budget { max_memory, spill_dir: dir, max_disk, ..Budget::default() }, threads: 1 }
 }
 
 /// Assert that `a` (in memory) and `b` (spilled) found the same: every figure but the time.

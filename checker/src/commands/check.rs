@@ -58,7 +58,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         };
         profiles.iter().for_each(warn_stale_citations);
         let started = std::time::Instant::now();
-        let options = Options { worst: true, budget };
+        let options = Options { worst: true, budget, threads: 1 };
         // A profile's own matrix takes the handler kinds its rules matter for (a key scope
         // over MRTR continuations: every kind); the built-ins' is the default matrix.
         let handlers = match &a.config.profile {
@@ -72,7 +72,7 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
             let configs = matrix.into_iter().map(|(c, _)| c).collect();
             matrix = with_profiles(with_annotations(configs, &annotations), &profiles);
         }
-        let cells = run_with_progress("checking", matrix, &props, options, a.out.as_deref())?;
+        let cells = run_with_progress("checking", matrix, &props, options, a.out.as_deref(), a.budget.threads())?;
         let seconds = started.elapsed().as_secs_f64();
         print(a.format, &Report::ProfileMatrix { cells: &cells, properties: &props, seconds })?;
         return Ok(exit_code(&cells));
@@ -80,8 +80,8 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
     let (config, profile) = a.config.resolve()?;
     warn_stale_citations(&profile);
     // One property answers at its shortest counterexample; `all` is the full report.
-    let options = Options { worst: a.worst || props.len() > 1, budget };
-    let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), 1, &|| {})?;
+    let options = Options { worst: a.worst || props.len() > 1, budget, threads: 1 };
+    let cells = run_cells(vec![(config, profile)], &props, options, a.out.as_deref(), a.budget.threads(), &|| {})?;
     // Where the server breaks a MUST of the profile, the conformant servers of its kind too.
     let conformant = match &cells[0].outcome {
         Ok(c) if c.any_violated() => check_conformant(&c.model, &props, options, a.out.as_deref())?,

@@ -283,8 +283,9 @@ pub fn run(a: ConfirmArgs) -> Result<ExitCode> {
         "checking",
         configs,
         PropertyKind::ALL,
-        Options { worst: true, budget: a.budget.budget()? },
+        Options { worst: true, budget: a.budget.budget()?, threads: 1 },
         None,
+        a.budget.threads(),
     )?;
     let jobs = jobs(&checked, &on);
     let bar = progress(jobs.len(), "replaying", "replays");

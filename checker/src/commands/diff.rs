@@ -107,20 +107,26 @@ pub fn run(a: DiffArgs) -> Result<ExitCode> {
     let mut loaded = builtins();
     let pa = profile_for(&a.a, &mut loaded)?;
     let pb = profile_for(&a.b, &mut loaded)?;
-    let options = Options { worst: true, budget: a.budget.budget()? };
+    let options = Options { worst: true, budget: a.budget.budget()?, threads: 1 };
     let (handlers, handlers_text) = a.handlers(&pa, &pb);
     let matrix_of = |p: &Profile| {
         let cells = matrix_cells(std::slice::from_ref(p), &[], &handlers);
         let cells = cells.into_iter().map(|(c, p)| (a.bounded(c), p)).collect();
-        run_with_progress(&p.name, cells, PropertyKind::ALL, options, None)
+        run_with_progress(&p.name, cells, PropertyKind::ALL, options, None, a.budget.threads())
     };
     let (cells_a, cells_b) = (matrix_of(&pa)?, matrix_of(&pb)?);
     // The same behaviours without a key, where the first profile's matrix has no such cell.
     let missing = missing_baselines(&pa.name, &cells_a, &cells_b);
     let base = Arc::new(pa.clone());
     let missing = missing.into_iter().map(|c| (c, Arc::clone(&base))).collect();
-    let baselines =
-        run_with_progress(&format!("{} without a key", pb.name), missing, PropertyKind::ALL, options, None)?;
+    let baselines = run_with_progress(
+        &format!("{} without a key", pb.name),
+        missing,
+        PropertyKind::ALL,
+        options,
+        None,
+        a.budget.threads(),
+    )?;
     let d = diff(&pa, &cells_a, &pb.name, &cells_b);
     let keys = KeyEffect::pair(&pa.name, &pb.name, &cells_a, &baselines, &cells_b);
     let bounds = format!("{}; {handlers_text}", a.bounds_text());

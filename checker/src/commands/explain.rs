@@ -64,9 +64,9 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.judged();
     let budget = a.budget.budget()?;
-    let fix = fix::search(&valid.model.config, property, audience, budget)?;
+    let fix = fix::search(&valid.model.config, property, audience, budget, a.budget.threads())?;
     // Where the trace's server breaks a MUST, whether one that keeps it reaches the same.
-    let conformant = check_conformant(&valid.model, &[property], Options { worst: false, budget }, None)?;
+    let conformant = check_conformant(&valid.model, &[property], Options { worst: false, budget, threads: 1 }, None)?;
     let issue = Issue {
         model: &valid.model,
         property: trace.property,
@@ -92,7 +92,7 @@ fn written_by_check(model: &McpModel, kind: TraceKind, path: &Counterexample, bu
         TraceKind::Counterexample(p) => vec![p],
         TraceKind::WorstCase => Vec::new(),
     };
-    let found = explore_with(model, &properties, Options { worst, budget });
+    let found = explore_with(model, &properties, Options { worst, budget, threads: 1 });
     let shortest = match kind {
         TraceKind::Counterexample(_) => found.results.first().and_then(|r| r.counterexample.as_ref()),
         TraceKind::WorstCase => found.worst.trace.as_ref(),

@@ -61,14 +61,15 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
         a.profile.iter().map(|p| profile_for(p, &mut loaded)).collect::<Result<_>>()?
     };
     // Every property and the worst case: the table's last column is the exact worst case.
-    let options = Options { worst: true, budget: a.budget.budget()? };
+    let options = Options { worst: true, budget: a.budget.budget()?, threads: 1 };
     let all = with_instances(matrix_cells(&profiles, &a.cancel, &a.handler), &a.instances);
     let whole = all.len();
     let configs = match a.shard {
         Some(shard) => shard.select(all),
         None => all,
     };
-    let cells = run_with_progress("checking", configs, PropertyKind::ALL, options, a.out.as_deref())?;
+    let threads = a.budget.threads();
+    let cells = run_with_progress("checking", configs, PropertyKind::ALL, options, a.out.as_deref(), threads)?;
     let mut record = MatrixRecord::of(&cells);
     record.shard = a.shard.map(|s| s.record(whole, profiles.iter().map(|p| p.name.clone()).collect()));
     print(a.format, &Report::Matrix { cells: &cells, record: &record })?;

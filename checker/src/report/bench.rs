@@ -63,14 +63,41 @@ pub struct MatrixRun {
     pub searches: usize,
     /// Threads the cells ran on.
     pub threads: usize,
-    /// Wall time.
+    /// Wall time on every core (the fastest round).
     pub seconds: f64,
+    /// The same matrix on one thread and on every core, alternately (absent on one core).
+    pub threads_compared: Option<ThreadComparison>,
     /// Search time, summed over threads.
     pub search_seconds: f64,
     /// Time of the independent length checks, summed over threads.
     pub verify_seconds: f64,
     /// The slowest cells, slowest first.
     pub slowest: Vec<MatrixCell>,
+}
+
+/// The default matrix on one thread against every core, measured alternately in one run.
+#[derive(Serialize)]
+pub struct ThreadComparison {
+    /// Wall time of each round on one thread.
+    pub one_thread: Vec<f64>,
+    /// Wall time of each round on every core, after the one-thread round.
+    pub every_core: Vec<f64>,
+    /// Whether every round's JSON, its times taken out, was the same on one thread as on
+    /// every core.
+    pub same_answers: bool,
+}
+
+impl ThreadComparison {
+    /// How many times faster every core was than one thread: the median of the rounds' ratios.
+    pub fn speedup(&self) -> f64 {
+        let mut r: Vec<f64> = self.one_thread.iter().zip(&self.every_core).map(|(a, b)| a / b.max(1e-9)).collect();
+        r.sort_by(f64::total_cmp);
+        match r.len() {
+            0 => 1.0,
+            n if n % 2 == 1 => r[n / 2],
+            n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
+        }
+    }
 }
 
 /// One cell of a matrix run.
@@ -195,6 +222,17 @@ pub fn bench_text(r: &BenchReport) -> String {
         "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
         x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
     ));
+        if let Some(t) = &x.threads_compared {
+            let list = |v: &[f64]| v.iter().map(|s| format!("{s:.2} s")).collect::<Vec<_>>().join(", ");
+            out.push_str(&format!(
+                "  on 1 thread {}; on {} threads {} (alternately): {:.2}x faster; the same JSON but for its times: {}\n",
+                list(&t.one_thread),
+                x.threads,
+                list(&t.every_core),
+                t.speedup(),
+                if t.same_answers { "yes" } else { "NO" }
+            ));
+        }
         for c in &x.slowest {
             out.push_str(&format!(
                 "  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n",

@@ -17,6 +17,7 @@
 
 use crate::search::budget::Stop;
 use crate::search::fingerprint::Fingerprinter;
+use crate::search::parallel::{expand, BATCH};
 pub use crate::search::pass::{End, Options, Stats, WorstSearch};
 use crate::search::pass::{Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::Seen;
@@ -64,8 +65,15 @@ fn growth(len: usize, capacity: usize, item: usize) -> u64 {
 /// Search `model` breadth-first, checking `properties` (and the worst case if asked), until
 /// every reachable state is seen, or (without `worst`) every property asked for is violated, or
 /// the budget is reached. With a spill folder in the budget, reaching the memory limit moves
-/// the search to disk (`spill.rs`), which finds the same states in the same order.
-pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Options) -> Found<M::Action> {
+/// the search to disk (`spill.rs`), which finds the same states in the same order. With
+/// `options.threads` above one, the successors are built on that many threads, a batch of
+/// states at a time (`parallel.rs`), and kept in the same order: the answers are the same.
+pub fn search<M>(model: &M, properties: &[M::Property], options: Options) -> Found<M::Action>
+where
+    M: DiskCodec + Sync,
+    M::State: Send + Sync,
+    M::Action: Send,
+{
     let started = Instant::now();
     let builder = Fingerprinter::new();
     let mut seen = Seen::new();
@@ -91,16 +99,43 @@ pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Opti
     }
     let mut successors = Vec::new();
     let mut end = End::Exhaustive;
-    while let Some((s, node, depth)) = queue.pop_front() {
+    // With several threads: the states taken off the queue together, and their successors.
+    let threads = options.threads.max(1);
+    let mut batch: VecDeque<(M::State, u32, u32)> = VecDeque::new();
+    let mut built = Vec::new().into_iter();
+    let mut counts = Vec::new().into_iter();
+    loop {
+        if threads > 1 && batch.is_empty() {
+            let n = queue.len().min(BATCH);
+            batch.extend(queue.drain(..n));
+            let runs = expand(model, &builder, batch.make_contiguous(), |x| &x.0, threads);
+            let (mut all, mut each) = (Vec::new(), Vec::with_capacity(batch.len()));
+            for run in runs {
+                if all.is_empty() {
+                    all = run.successors;
+                } else {
+                    all.extend(run.successors);
+                }
+                each.extend(run.counts);
+            }
+            (built, counts) = (all.into_iter(), each.into_iter());
+        }
+        let next = if threads > 1 { batch.pop_front() } else { queue.pop_front() };
+        let Some((s, node, depth)) = next else { break };
         let budget = &options.budget;
         let mut stop = budget.states_reached(nodes.len());
         if stop.is_none() && t.expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
             let about_to_allocate = seen.growth(POLL_MARGIN)
                 + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node<M::Action>>())
-                + growth(queue.len(), queue.capacity(), std::mem::size_of::<(M::State, u32, u32)>());
+                + growth(queue.len() + batch.len(), queue.capacity(), std::mem::size_of::<(M::State, u32, u32)>());
             stop = budget.memory_reached(about_to_allocate);
         }
         if let (Some(Stop::Memory { .. }), Some(_)) = (stop, budget.spill_dir) {
+            // The rest of the batch goes back before the queue, in order: the search on disk
+            // goes on from this state as one thread would.
+            while let Some(rest) = batch.pop_back() {
+                queue.push_front(rest);
+            }
             queue.push_front((s, node, depth));
             let (end, parents, figures, states) = crate::search::spill::go_on(&mut t, seen, nodes, queue, &builder);
             return finish(t, end, parents, states, Some(figures), started);
@@ -112,6 +147,19 @@ pub fn search<M: DiskCodec>(model: &M, properties: &[M::Property], options: Opti
         if t.visit(&s, node, depth as usize) {
             end = End::Answered;
             break;
+        }
+        if threads > 1 {
+            // Built beforehand on the threads; kept in the order one thread would keep them.
+            let count = counts.next().expect("a count of successors per state of the batch") as usize;
+            t.generated += count;
+            std::hint::black_box(seen.warm(built.as_slice()[..count].iter().map(|x| x.2)));
+            for (a, n, fp) in built.by_ref().take(count) {
+                if seen.insert(fp) {
+                    nodes.push(Node { parent: node, action: Some(a) });
+                    queue.push_back((n, (nodes.len() - 1) as u32, depth + 1));
+                }
+            }
+            continue;
         }
         // The successors go straight to the back of the queue; those already seen are then
         // dropped from it, the others moved up over them in order.

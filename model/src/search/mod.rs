@@ -6,7 +6,8 @@
 //! the engine. `explore.rs` is the main breadth-first pass (first violation per property, the
 //! worst case, early answers), sharing with the search on disk (`spill.rs`, its level files in
 //! `frontier.rs`, the external sort of a level's candidates in `sorted_runs.rs`) what
-//! `pass.rs` holds; `fingerprint.rs` the 128-bit fingerprints and their collision estimate;
+//! `pass.rs` holds; `parallel.rs` builds a batch's successors on several threads;
+//! `fingerprint.rs` the 128-bit fingerprints and their collision estimate;
 //! `seen.rs` the fingerprint table; `budget.rs` the limits a search stops at
 //! (states, memory, disk). `check.rs` is not part of the engine: it runs stateright on
 //! `McpModel` (one property per run, so every counterexample is a shortest one), the
@@ -17,6 +18,7 @@ pub mod check;
 pub mod explore;
 pub mod fingerprint;
 mod frontier;
+mod parallel;
 mod pass;
 mod seen;
 mod sorted_runs;

@@ -15,6 +15,9 @@ pub struct Options {
     pub worst: bool,
     /// Where to stop at the latest.
     pub budget: Budget,
+    /// Threads that build successors in the search in memory (0 or 1: the calling thread
+    /// only). The answers do not depend on it; the search on disk runs on one thread.
+    pub threads: usize,
 }
 
 /// How a pass ended.

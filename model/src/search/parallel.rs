@@ -1,0 +1,72 @@
+//! Expanding many states at once on several threads, for the breadth-first passes.
+//!
+//! The costly part of a breadth-first step is building each successor and hashing it into its
+//! fingerprint; deciding which successors are new (the fingerprint table), numbering them and
+//! queueing them is cheap and must follow the order of one thread to give the same shortest
+//! paths. So a pass takes a batch of states off the front of its queue, has [`expand`] build
+//! every successor of the batch on `threads` threads (each thread a contiguous run of the
+//! batch), and then merges the results in the batch's order, exactly as one thread would have
+//! met them: the same states are kept, in the same order, with the same numbers.
+
+use crate::search::fingerprint::{Fingerprinter, Fp};
+use crate::search::space::SearchModel;
+
+/// States taken off the queue and expanded together: large enough that starting the threads
+/// costs little beside the work, small enough that a pass answered early wastes little.
+pub(crate) const BATCH: usize = 4096;
+
+/// The successors of a run of states, one after another: the action to each, the state, its
+/// fingerprint; and how many belong to each state of the run, in order.
+pub(crate) struct Built<M: SearchModel> {
+    /// Every successor, the first state's first.
+    pub(crate) successors: Vec<(M::Action, M::State, Fp)>,
+    /// How many successors each state has.
+    pub(crate) counts: Vec<u32>,
+}
+
+/// The successors of each state of `batch`, in the batch's order (and, for each state, in the
+/// order of its actions), built on up to `threads` threads: one [`Built`] per contiguous run of
+/// the batch, in order.
+pub(crate) fn expand<M, T>(
+    model: &M,
+    builder: &Fingerprinter,
+    batch: &[T],
+    state: impl Fn(&T) -> &M::State + Sync,
+    threads: usize,
+) -> Vec<Built<M>>
+where
+    M: SearchModel + Sync,
+    M::State: Send + Sync,
+    M::Action: Send,
+    T: Sync,
+{
+    let one = |items: &[T]| -> Built<M> {
+        let mut actions = Vec::new();
+        let mut out =
+            Built { successors: Vec::with_capacity(items.len() * 8), counts: Vec::with_capacity(items.len()) };
+        for item in items {
+            let s = state(item);
+            actions.clear();
+            model.actions(s, &mut actions);
+            let before = out.successors.len();
+            for a in actions.drain(..) {
+                let mut next = s.clone();
+                if model.apply(&mut next, a) {
+                    let fp = builder.of(&next);
+                    out.successors.push((a, next, fp));
+                }
+            }
+            out.counts.push((out.successors.len() - before) as u32);
+        }
+        out
+    };
+    let threads = threads.clamp(1, batch.len().max(1));
+    if threads == 1 {
+        return vec![one(batch)];
+    }
+    let share = batch.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = batch.chunks(share).map(|run| scope.spawn(|| one(run))).collect();
+        runs.into_iter().map(|h| h.join().expect("an expanding thread panicked")).collect()
+    })
+}
