@@ -5,26 +5,32 @@
 //! Covered: every cell of the default matrix under every built-in profile, under each
 //! cancellation handling (the presets, and the `--cancel before-effect` and `--cancel
 //! interrupts` overrides), on one server instance and on two (`--instances 2` with the
-//! preset's store, `--store shared` and `--store per-instance`, where they apply): with one call all of them; with two calls those whose reference
-//! searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a run,
-//! 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
-//! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B). A two-call cell
-//! over the limit is named in the output as not compared, never counted as agreeing.
-//!
-//! Not covered (the reference model does not have them): the tool handlers that ask for input
-//! (multi round-trip requests: `--handler input-*`, `--rounds`), so the handler axis of the
-//! matrix and the profiles' `idempotency_continuations`.
+//! preset's store, `--store shared` and `--store per-instance`, where they apply), with the
+//! `effect-only` handler; the same matrix under each handler that asks for input (multi
+//! round-trip requests: `--handler input-*`, `--rounds 1` and `2`), and the own matrix (every
+//! handler) of a proposal that puts continuations inside the key's scope
+//! (`idempotency_continuations = included`). With one call all of them (the handler cells on
+//! two instances in an ignored test, `scripts/reliability` step 5); with two calls those whose
+//! reference searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a
+//! run, 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
+//! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B): in the test
+//! command the `effect-only` ones and the handler ones of a client that never retries, on one
+//! instance; every handler cell, and on two instances, in ignored tests that
+//! `scripts/reliability` runs. A two-call cell over the limit is named in the output as not
+//! compared, never counted as agreeing.
 //!
 //! That the comparison can fail: `a_broken_reference_transition_is_caught` breaks one
 //! transition of the reference model (a key store that runs a duplicate instead of replaying
-//! its record) and sees the comparison disagree. A transition broken in the main model is
-//! caught the same way: both models answer every cell, so a change in the main model's answers
-//! on any covered cell fails `every_one_call_cell_agrees`.
+//! its record) and sees the comparison disagree; `a_broken_continuation_is_caught` breaks a
+//! continuation (sent as a request of the round it answers, not of the one after it). A
+//! transition broken in the main model is caught the same way: both models answer every cell,
+//! so a change in the main model's answers on any covered cell fails
+//! `every_one_call_cell_agrees` or `every_one_call_handler_cell_on_one_instance_agrees`.
 
 use mcp_once_model::catalogue::{builtin_profiles, matrix_with_axes, matrix_with_cancel};
 use mcp_once_model::{
-    explore, Cancellation, Config, Deployment, Handler, HandlerKind, McpModel, Profile, PropertyKind, StoreScope,
-    Verdict,
+    explore, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, McpModel, Profile, PropertyKind,
+    StoreScope, Verdict,
 };
 use mcp_once_reference::{check, Answer, Sabotage};
 
@@ -239,6 +245,75 @@ fn two_call_cells_under_the_limit_agree() {
     let (agree, over) = compare_all(&cells, two_call_limit(), "two calls");
     assert_eq!(agree + over.len(), cells.len());
     assert!(agree > 0, "no two-call cell compared");
+}
+
+/// Slow (see BENCHMARKS.md, "The reference model"): `scripts/reliability` runs it.
+#[test]
+#[ignore]
+fn every_one_call_handler_cell_on_two_instances_agrees() {
+    let cells = chosen(handler_cells(1, TWO));
+    let (agree, over) = compare_all(&cells, usize::MAX, "one call, handlers asking for input, two instances");
+    assert!(over.is_empty());
+    assert_eq!(agree, cells.len());
+}
+
+/// In the test command, of the two-call handler cells on one instance, those of a client that
+/// never retries (where most of those under the default limit are, at a sixth of the cost);
+/// every one in [`all_two_call_handler_cells_under_the_limit_agree`].
+#[test]
+fn two_call_handler_cells_without_retries_under_the_limit_agree() {
+    let cells = handler_cells(2, ONE).into_iter().filter(|(c, _)| c.client == ClientPolicy::NoRetry).collect();
+    let cells = chosen(cells);
+    let what = "two calls, handlers asking for input, one instance, no retry";
+    let (agree, over) = compare_all(&cells, two_call_limit(), what);
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell compared");
+}
+
+/// Slow (202 s at the default limit): `scripts/reliability` runs it, at its limit.
+#[test]
+#[ignore]
+fn all_two_call_handler_cells_under_the_limit_agree() {
+    let cells = chosen(handler_cells(2, ONE));
+    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, one instance");
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell compared");
+}
+
+/// Two calls on two instances, with the handlers that ask for input: `scripts/reliability`
+/// runs it (at its limit).
+#[test]
+#[ignore]
+fn two_call_handler_cells_on_two_instances_under_the_limit_agree() {
+    let cells = chosen(handler_cells(2, TWO));
+    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, two instances");
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell on two instances compared");
+}
+
+#[test]
+fn a_broken_continuation_is_caught() {
+    let cells = handler_cells(1, ONE)
+        .into_iter()
+        .filter(|(c, _)| {
+            c.handler.kind != HandlerKind::EffectOnly
+                && c.handler.rounds == 1
+                && c.profile == "sep-3182"
+                && c.server == mcp_once_model::ServerImpl::KeyDurable
+        })
+        .collect::<Vec<_>>();
+    assert!(!cells.is_empty());
+    let caught = cells
+        .iter()
+        .filter(|(config, profile)| {
+            compare(config, profile, usize::MAX, Some(Sabotage::ContinuationRepeatsRound)).is_err()
+        })
+        .count();
+    println!(
+        "a continuation that repeats the round it answers: {caught} of {} one-round SEP-3182 key-durable handler cells disagree",
+        cells.len()
+    );
+    assert!(caught > 0, "no cell tells a continuation of the next round from one that repeats its round");
 }
 
 #[test]
