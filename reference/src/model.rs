@@ -163,10 +163,10 @@ impl Reference {
         }
     }
 
-    /// Call `c` sends a new attempt of `round` in framework step `step` (`continuation`: as the
+    /// Call `c` sends a new attempt of `round` in framework step `step` (`continues`: as the
     /// continuation of an input-required answer).
-    fn send(&self, w: &mut World, c: usize, step: u8, round: u8, continuation: bool) {
-        let id = self.new_id(w, c, round, continuation);
+    fn send(&self, w: &mut World, c: usize, step: u8, round: u8, continues: bool) {
+        let id = self.new_id(w, c, round, continues);
         if self.rules.id_scope == IdScope::Session && id >= w.counter {
             w.counter = id + 1;
         }
@@ -178,7 +178,6 @@ impl Reference {
         if up {
             w.wire.push(Message::Request(c, call.requests.len()));
         }
-        let continues = continuation;
         call.requests.push(Request { id, key, round, continues, seen: Seen::Waiting, fate, instance: 0 });
         *call =
             LogicalCall { phase: CallPhase::Waiting, step, asked: false, requests: std::mem::take(&mut call.requests) };
