@@ -10,10 +10,14 @@
 //! ([`property`]), and it is searched by stateright's own breadth-first checker ([`check`]).
 //! `tests/differential.rs` runs both models on the same cells and compares their answers.
 //!
-//! What it covers: the `effect-only` handler (no multi round-trip requests), one server
-//! instance or two behind a load balancer (with a shared store or one each), every transport,
-//! client policy, key lifetime, server preset and cancellation handling, under every built-in
-//! profile.
+//! What it covers: every tool handler (`effect-only`, and under multi round-trip requests,
+//! 2026-07-28 `mrtr.mdx`, `input-after-effect`, `input-before-effect` and
+//! `input-after-effect-stateful` with one or two input rounds: continuations under ids of their
+//! own, with no key or a key per round as `idempotency_continuations` says, id tables and key
+//! stores that keep and replay each answer's kind), one server instance or two behind a load
+//! balancer (with a shared store or one each), every transport, client policy, key lifetime,
+//! server preset and cancellation handling, under every built-in profile and a proposal that
+//! puts continuations inside the key's scope.
 //!
 //! Where the documents do not say the semantics, and the main model's code was read to learn
 //! what it is meant to be (each a gap in the documentation, listed as a finding):
@@ -37,6 +41,29 @@
 //!    attempt is lost.
 //! 9. With `idempotency_in_progress = wait`, the held duplicates are looked at after every
 //!    step, in the order calls and attempts were sent.
+//!
+//! And for the handlers that ask for input (MRTR), from `model.rs` and `server_transitions.rs`:
+//! 10. A request of a round without the effect (`input-before-effect` before its last round,
+//!     the stateful handler's continuations) completes as its answer is written, in one step:
+//!     its id entry, or its key's record, is written then (the handler table of
+//!     `specs/README.md` says what each round answers, not when its record is written).
+//! 11. A continuation uses up none of the call's retries, a retry of a continuation does; a
+//!     continuation that answers an input request an id table replayed from another round is a
+//!     continuation too, of the round after the one that request was stored for.
+//! 12. A continuation's id avoids only the id of the request whose input-required answer it
+//!     answers (the session counter skips it when a restart brought it back; under
+//!     `request_id_scope = outstanding` it is the lowest id neither outstanding nor that one);
+//!     a retry of a continuation under `retry_request_id = same` keeps the continuation's id.
+//! 13. A continuation is not sent where it would leave no room, within the 4 requests a call
+//!     holds, for the call's later rounds and the retries it has left (each a whole step's
+//!     rounds under `framework-retry`): only an id table's replay of an earlier round's input
+//!     request gets there, and the call then stays asking for input, neither succeeded nor
+//!     failed.
+//! 14. An outcome query that finds the completed record of a round that asks for input leaves
+//!     the client to send that round's continuation; one about a continuation that carries no
+//!     key is answered "unknown", and the client retries the continuation.
+//! 15. With continuations inside the key's scope a per-step key is one per step and round
+//!     (`specs/README.md` says it for the per-call and per-attempt keys only).
 
 pub mod check;
 pub mod model;

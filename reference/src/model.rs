@@ -4,7 +4,7 @@
 use crate::property::{holds, Goal};
 use crate::rules::Rules;
 use crate::state::{CallPhase, Failure, Fate, LogicalCall, Message, Request, Seen, World};
-use mcp_once_model::config::KeyLifetime;
+use mcp_once_model::config::{Handler, KeyLifetime};
 use mcp_once_model::profile::IdScope;
 use mcp_once_model::PropertyKind;
 use stateright::{Model, Property};
@@ -32,6 +32,9 @@ pub enum Step {
     StepFails(usize),
     /// The framework re-runs the step of call `c`, sending attempt `a`.
     Rerun(usize, usize),
+    /// The client answers the input-required answer it read (MRTR) and sends call `c`'s
+    /// continuation as attempt `a`.
+    Continue(usize, usize),
     /// The response stream of attempt `a` breaks.
     StreamBreak(usize, usize),
     /// Instance `i` reads the request of attempt `a` (the load balancer's choice).
@@ -65,6 +68,7 @@ impl fmt::Display for Step {
             Retry(c, a) => ("ClientRetry", Some(c), Some(a)),
             StepFails(c) => ("StepFails", Some(c), None),
             Rerun(c, a) => ("FrameworkRetry", Some(c), Some(a)),
+            Continue(c, a) => ("ClientContinue", Some(c), Some(a)),
             StreamBreak(c, a) => ("StreamBreak", Some(c), Some(a)),
             Read(c, a, 0) => ("ServerReceive", Some(c), Some(a)),
             Read(c, a, i) => return write!(f, "ServerReceive(call {c}, attempt {a}, instance {i})"),
@@ -102,41 +106,71 @@ pub struct Reference {
 pub enum Sabotage {
     /// A key store forgets to replay: a request whose key has a completed record runs again.
     KeyStoreRunsDuplicates,
+    /// A continuation is sent as a request of the round it answers, not of the round after it
+    /// (the client resends the round whose input-required answer it read).
+    ContinuationRepeatsRound,
 }
 
 impl Reference {
-    /// The id the next attempt of call `c` carries.
-    fn new_id(&self, w: &World, c: usize) -> u8 {
-        if self.rules.same_id {
+    /// The id the next attempt of call `c`, of `round`, carries: a retry's under
+    /// `retry_request_id = same`; else the lowest the id scope allows, and for a request of a
+    /// later round (a continuation or its retry) not the id of the request whose input-required
+    /// answer it answers (mrtr.mdx: "different between the initial request and the retry").
+    fn new_id(&self, w: &World, c: usize, round: u8, continuation: bool) -> u8 {
+        if self.rules.same_id && !continuation {
             if let Some(last) = w.calls[c].requests.last() {
                 return last.id;
             }
         }
+        let answered = (round > 0)
+            .then(|| w.calls[c].requests.iter().rev().find(|r| r.seen == Seen::Read && self.asked_input(r)))
+            .flatten()
+            .map(|r| r.id);
         match self.rules.id_scope {
-            IdScope::Session => w.counter,
+            IdScope::Session => (w.counter..).find(|id| Some(*id) != answered).expect("a free id"),
             IdScope::Outstanding => (1..)
-                .find(|id| !w.calls.iter().flat_map(|k| &k.requests).any(|r| r.id == *id && r.seen != Seen::Read))
+                .find(|id| {
+                    Some(*id) != answered
+                        && !w.calls.iter().flat_map(|k| &k.requests).any(|r| r.id == *id && r.seen != Seen::Read)
+                })
                 .expect("a free id"),
         }
     }
 
-    /// The key the next attempt of call `c`, in framework step `step`, carries.
-    fn new_key(&self, w: &World, c: usize, step: u8) -> Option<u8> {
+    /// Whether the answer written for request `r` is input-required (its handler's own, or a
+    /// stored one written back).
+    fn asked_input(&self, r: &Request) -> bool {
+        match r.fate {
+            Fate::Replayed(kind) => kind.is_some(),
+            Fate::Answered => self.rules.asks_input(r.round),
+            _ => false,
+        }
+    }
+
+    /// The key the next attempt of call `c`, of `round` in framework step `step`, carries: none
+    /// on a continuation unless continuations are inside the key's scope, where each round has
+    /// a key of its own (per call: one per round; per step: one per step and round).
+    fn new_key(&self, w: &World, c: usize, step: u8, round: u8) -> Option<u8> {
+        if round > 0 && !self.rules.keyed_continuations {
+            return None;
+        }
+        let rounds = Handler::MAX_ROUNDS + 1;
         match self.rules.key {
             KeyLifetime::None => None,
-            KeyLifetime::PerCall => Some(0),
-            KeyLifetime::PerStep => Some(step),
+            KeyLifetime::PerCall => Some(round),
+            KeyLifetime::PerStep => Some(step * rounds + round),
             KeyLifetime::PerAttempt => Some(w.calls[c].requests.len() as u8),
         }
     }
 
-    /// Call `c` sends a new attempt in framework step `step`.
-    fn send(&self, w: &mut World, c: usize, step: u8) {
-        let id = self.new_id(w, c);
+    /// Call `c` sends a new attempt of `round` in framework step `step` (`continues`: as the
+    /// continuation of an input-required answer).
+    fn send(&self, w: &mut World, c: usize, step: u8, round: u8, continues: bool) {
+        let id = self.new_id(w, c, round, continues);
         if self.rules.id_scope == IdScope::Session && id >= w.counter {
             w.counter = id + 1;
         }
-        let key = self.new_key(w, c, step);
+        let key = self.new_key(w, c, step, round);
         // A request written to a server that is down fails at once: nothing reads it.
         let up = w.any_up();
         let fate = if up { Fate::InTransit } else { Fate::Lost };
@@ -144,7 +178,7 @@ impl Reference {
         if up {
             w.wire.push(Message::Request(c, call.requests.len()));
         }
-        call.requests.push(Request { id, key, seen: Seen::Waiting, fate, instance: 0 });
+        call.requests.push(Request { id, key, round, continues, seen: Seen::Waiting, fate, instance: 0 });
         *call =
             LogicalCall { phase: CallPhase::Waiting, step, asked: false, requests: std::mem::take(&mut call.requests) };
     }
@@ -191,6 +225,11 @@ impl Reference {
                     }
                 }
                 CallPhase::Failed(_) => {}
+                CallPhase::InputRequired(round) => {
+                    if self.rules.room_to_continue(w, c, round) {
+                        out.push(Step::Continue(c, a + 1));
+                    }
+                }
                 CallPhase::Succeeded => {
                     if self.rules.framework() {
                         out.push(Step::StepFails(c));
@@ -203,7 +242,7 @@ impl Reference {
     /// Take a client step; `false` where it does nothing.
     fn client_step(&self, w: &mut World, step: Step) -> bool {
         match step {
-            Step::Call(c) => self.send(w, c, 0),
+            Step::Call(c) => self.send(w, c, 0, 0, false),
             Step::Timeout(c, a) => {
                 w.calls[c].requests[a].seen = Seen::GaveUp;
                 if self.rules.cancel_on_timeout {
@@ -221,11 +260,14 @@ impl Reference {
             Step::Receive(c, a) => {
                 let r = &mut w.calls[c].requests[a];
                 r.seen = Seen::Read;
-                if r.fate == Fate::Rejected {
-                    Self::fail(w, c, Failure::ErrorReply);
-                } else {
-                    w.calls[c].phase = CallPhase::Succeeded;
-                }
+                let (fate, round) = (r.fate, r.round);
+                w.calls[c].phase = match fate {
+                    Fate::Rejected => CallPhase::Failed(Failure::ErrorReply),
+                    Fate::Replayed(Some(asked)) => CallPhase::InputRequired(asked + 1),
+                    Fate::Replayed(None) => CallPhase::Succeeded,
+                    _ => self.after_result(round),
+                };
+                w.calls[c].asked = false;
             }
             Step::SeesDisconnect(c, a) => {
                 w.calls[c].requests[a].seen = Seen::Broken;
@@ -240,12 +282,21 @@ impl Reference {
             }
             Step::AskOutcome(c) => return self.ask_outcome(w, c),
             Step::Retry(c, _) => {
-                let step = w.calls[c].step;
-                self.send(w, c, step);
+                let call = &w.calls[c];
+                let (step, round) = (call.step, call.requests.last().map_or(0, |r| r.round));
+                self.send(w, c, step, round, false);
             }
             Step::Rerun(c, _) => {
                 let step = w.calls[c].step + 1;
-                self.send(w, c, step);
+                self.send(w, c, step, 0, false);
+            }
+            Step::Continue(c, _) => {
+                let CallPhase::InputRequired(mut round) = w.calls[c].phase else { unreachable!("nothing to continue") };
+                if self.sabotage == Some(Sabotage::ContinuationRepeatsRound) {
+                    round -= 1;
+                }
+                let step = w.calls[c].step;
+                self.send(w, c, step, round, true);
             }
             Step::StepFails(c) => Self::fail(w, c, Failure::StepError),
             _ => unreachable!("not a client step: {step}"),
@@ -257,15 +308,27 @@ impl Reference {
     /// answers from the one store: done (it has its result), still running (no answer it can
     /// act on: the step does not happen), or unknown (it retries).
     fn ask_outcome(&self, w: &mut World, c: usize) -> bool {
-        let Some(key) = w.calls[c].requests.last().and_then(|r| r.key) else { return false };
-        if self.completed(w, 0, c, key) {
-            w.calls[c].phase = CallPhase::Succeeded;
-        } else if w.running.contains(&(0, c, key)) {
-            return false;
-        } else {
-            w.calls[c].asked = true;
+        let last = *w.calls[c].requests.last().expect("a request to ask about");
+        match last.key {
+            Some(key) if self.completed(w, 0, c, key) => {
+                w.calls[c].phase = self.after_result(last.round);
+                return true;
+            }
+            Some(key) if w.running.contains(&(0, c, key)) => return false,
+            _ => w.calls[c].asked = true,
         }
         true
+    }
+
+    /// Where the client stands after reading the answer the handler gives a request of
+    /// `round` (its own, or a key record's, which is of the same round): asked for the input of
+    /// the round after it, or done.
+    fn after_result(&self, round: u8) -> CallPhase {
+        if self.rules.asks_input(round) {
+            CallPhase::InputRequired(round + 1)
+        } else {
+            CallPhase::Succeeded
+        }
     }
 }
 
@@ -294,6 +357,7 @@ impl Model for Reference {
             | Step::Retry(..)
             | Step::StepFails(_)
             | Step::Rerun(..)
+            | Step::Continue(..)
             | Step::StreamBreak(..) => self.client_step(&mut w, step),
             _ => self.server_step(&mut w, step),
         };

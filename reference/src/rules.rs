@@ -2,9 +2,12 @@
 //! into plain facts once, each from the knob table of `specs/README.md`.
 
 use crate::state::{CallPhase, Failure, World};
-use mcp_once_model::config::{Cancellation, ClientPolicy, Config, KeyLifetime, ServerImpl, StoreScope, Transport};
+use mcp_once_model::config::{
+    Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, ServerImpl, StoreScope, Transport,
+};
 use mcp_once_model::profile::{
-    HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, Retention, RetryHorizon, RetryId, StdioCancel,
+    Continuations, HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, Retention, RetryHorizon,
+    RetryId, StdioCancel,
 };
 
 /// Everything the reference model's transitions read, fixed for one cell.
@@ -47,7 +50,20 @@ pub struct Rules {
     pub in_progress: InProgress,
     /// A `key-expiring` server's record may leave before a retry comes.
     pub expiry: bool,
+    /// Where the tool's handler takes its effect against its input requests (MRTR).
+    pub handler: HandlerKind,
+    /// How many input-required answers the handler gives before it completes (0 for
+    /// `effect-only`).
+    pub rounds: u8,
+    /// `idempotency_continuations = included`: each round's request carries a key of its own
+    /// (else a continuation carries none).
+    pub keyed_continuations: bool,
 }
+
+/// The most requests the main model holds for one call (`specs/README.md`, "The tool's
+/// handler"): a continuation that would leave no room for the call's later rounds and retries
+/// is not sent.
+pub const MAX_REQUESTS: usize = 4;
 
 impl Rules {
     /// The facts of `config` under `profile`.
@@ -84,7 +100,49 @@ impl Rules {
             in_progress: k.idempotency_in_progress.value,
             expiry: config.server == ServerImpl::KeyExpiring
                 && outlived(k.idempotency_retention.value, k.retry_horizon.value),
+            handler: config.handler.kind,
+            rounds: config.handler.rounds,
+            keyed_continuations: k.idempotency_continuations.value == Continuations::Included,
         }
+    }
+
+    /// Whether the request of `round` takes the tool's effect (the table of `specs/README.md`,
+    /// "The tool's handler"): every round for `effect-only` and `input-after-effect` (run from
+    /// the start, it charges again), the last for `input-before-effect`, the first for the
+    /// stateful handler (its `requestState` says the effect is done).
+    pub fn effect_in(&self, round: u8) -> bool {
+        match self.handler {
+            HandlerKind::EffectOnly | HandlerKind::InputAfterEffect => true,
+            HandlerKind::InputBeforeEffect => round == self.rounds,
+            HandlerKind::InputAfterEffectStateful => round == 0,
+        }
+    }
+
+    /// Whether the request of `round` is answered input-required (every round before the last).
+    pub fn asks_input(&self, round: u8) -> bool {
+        round < self.rounds
+    }
+
+    /// The answer a request of `round` gets from the handler, as an id table or key store keeps
+    /// it: `Some(round)` for an input-required one, `None` for the final one.
+    pub fn answer_of(&self, round: u8) -> Option<u8> {
+        self.asks_input(round).then_some(round)
+    }
+
+    /// The retries (and re-runs) call `c` has used: its requests after the first that are not
+    /// continuations.
+    pub fn retries_used(&self, w: &World, c: usize) -> usize {
+        w.calls[c].requests.iter().skip(1).filter(|r| !r.continues).count()
+    }
+
+    /// Whether call `c` may send the continuation of `round` and still have room, within
+    /// [`MAX_REQUESTS`], for its later rounds and for the retries it has left (each a whole
+    /// step's rounds under `framework-retry`).
+    pub fn room_to_continue(&self, w: &World, c: usize, round: u8) -> bool {
+        let later = usize::from(self.rounds.saturating_sub(round));
+        let left = self.retries.saturating_sub(self.retries_used(w, c));
+        let per_retry = if self.framework() { 1 + usize::from(self.rounds) } else { 1 };
+        w.calls[c].requests.len() + 1 + later + left * per_retry <= MAX_REQUESTS
     }
 
     /// Whether the client itself sends the call again after `failure`.
@@ -99,7 +157,7 @@ impl Rules {
 
     /// Whether call `c` may still be sent again, by the client or by its framework.
     pub fn may_retry(&self, w: &World, c: usize) -> bool {
-        let retries_used = w.calls[c].requests.len().saturating_sub(1);
+        let retries_used = self.retries_used(w, c);
         match w.calls[c].phase {
             CallPhase::Failed(why) if retries_used < self.retries => self.framework() || self.client_retries_after(why),
             _ => false,

@@ -63,7 +63,9 @@ impl Reference {
                         continue;
                     }
                     match r.fate {
-                        Fate::Running => out.push(Step::Commit(c, a)),
+                        Fate::Running if self.rules.effect_in(r.round) => out.push(Step::Commit(c, a)),
+                        // A round without the effect: the handler answers at once.
+                        Fate::Running => out.push(Step::Respond(c, a)),
                         Fate::EffectOnly => out.push(Step::StoreKey(c, a)),
                         Fate::Done => out.push(Step::Respond(c, a)),
                         _ => {}
@@ -101,7 +103,12 @@ impl Reference {
                 self.record(w, self.rules.store_of(r.instance), c, r.key.expect("a key to store"));
                 w.calls[c].requests[a].fate = Fate::Done;
             }
-            Step::Respond(c, a) => w.calls[c].requests[a].fate = Fate::Answered,
+            Step::Respond(c, a) => {
+                if w.calls[c].requests[a].fate == Fate::Running {
+                    self.complete_without_effect(w, c, a);
+                }
+                w.calls[c].requests[a].fate = Fate::Answered;
+            }
             Step::Crash(i) => self.crash(w, i),
             Step::Restart(i) => {
                 // A new session only when the whole server was down.
@@ -126,11 +133,12 @@ impl Reference {
         let fate = if self.rules.ids() {
             match w.id_table.get(&(st, r.id)) {
                 None => {
-                    w.id_table.insert((st, r.id), IdEntry { completed: false });
+                    w.id_table.insert((st, r.id), IdEntry::Running);
                     Fate::Running
                 }
-                Some(IdEntry { completed: false }) => Fate::Rejected,
-                Some(IdEntry { completed: true }) => Fate::Replayed,
+                Some(IdEntry::Running) => Fate::Rejected,
+                // The answer stored for the id, of the kind it was (maybe another round's).
+                Some(IdEntry::Answered(kind)) => Fate::Replayed(*kind),
             }
         } else if let (true, Some(key)) = (self.rules.keys(), r.key) {
             let running = w.running.contains(&(st, c, key));
@@ -139,7 +147,7 @@ impl Reference {
             if self.rules.server == ServerImpl::ValidatesTaskId && (running || done) {
                 Fate::Rejected
             } else if dedup && done {
-                Fate::Replayed
+                Fate::Replayed(self.rules.answer_of(r.round))
             } else if dedup && running && self.rules.in_progress == InProgress::Reject {
                 Fate::Rejected
             } else if dedup && running && self.rules.in_progress == InProgress::Wait {
@@ -184,7 +192,7 @@ impl Reference {
         let st = self.rules.store_of(r.instance);
         let mut fate = Fate::Done;
         if self.rules.ids() {
-            w.id_table.insert((st, r.id), IdEntry { completed: true });
+            w.id_table.insert((st, r.id), IdEntry::Answered(self.rules.answer_of(r.round)));
         } else if let (true, Some(key)) = (self.rules.keys(), r.key) {
             if self.rules.server == ServerImpl::KeyAfterEffect {
                 fate = Fate::EffectOnly;
@@ -193,6 +201,18 @@ impl Reference {
             }
         }
         w.calls[c].requests[a].fate = fate;
+    }
+
+    /// A request of a round without the effect completes as its answer is written: its id
+    /// entry keeps that answer, or its key's record is written.
+    fn complete_without_effect(&self, w: &mut World, c: usize, a: usize) {
+        let r = w.calls[c].requests[a];
+        let st = self.rules.store_of(r.instance);
+        if self.rules.ids() {
+            w.id_table.insert((st, r.id), IdEntry::Answered(self.rules.answer_of(r.round)));
+        } else if let (true, Some(key)) = (self.rules.keys(), r.key) {
+            self.record(w, st, c, key);
+        }
     }
 
     /// The completed record of call `c`'s key `key` is written in store `st`; the key no
@@ -255,7 +275,7 @@ impl Reference {
                 let (Fate::Held, Some(key)) = (r.fate, r.key) else { continue };
                 let st = self.rules.store_of(r.instance);
                 if self.completed(w, st, c, key) {
-                    w.calls[c].requests[a].fate = Fate::Replayed;
+                    w.calls[c].requests[a].fate = Fate::Replayed(self.rules.answer_of(r.round));
                 } else if !w.running.contains(&(st, c, key)) {
                     w.running.insert((st, c, key));
                     w.calls[c].requests[a].fate = Fate::Running;

@@ -27,6 +27,9 @@ pub enum CallPhase {
     Cancelling,
     /// The latest attempt failed.
     Failed(Failure),
+    /// The client read an input-required answer (MRTR) and is to send the continuation of
+    /// this round.
+    InputRequired(u8),
     /// The client read a success.
     Succeeded,
 }
@@ -57,10 +60,12 @@ pub enum Fate {
     EffectOnly,
     /// The effect (and any record) is done; the answer is not written.
     Done,
-    /// The tool's success is written.
+    /// The handler's own answer is written: the tool's success, or an input-required result
+    /// where the handler asks for input in this request's round.
     Answered,
-    /// An earlier request's stored result is written back; nothing ran.
-    Replayed,
+    /// An earlier request's stored answer is written back; nothing ran. `Some(r)`: an
+    /// input-required answer stored for a request of round `r`; `None`: a final one.
+    Replayed(Option<u8>),
     /// An error is written; nothing ran.
     Rejected,
     /// Dropped by its cancellation before its effect.
@@ -74,7 +79,7 @@ pub enum Fate {
 impl Fate {
     /// Whether an answer is written for it.
     pub fn answered(self) -> bool {
-        matches!(self, Fate::Answered | Fate::Replayed | Fate::Rejected)
+        matches!(self, Fate::Answered | Fate::Replayed(_) | Fate::Rejected)
     }
     /// Whether the server process holds it in memory.
     pub fn held_in_memory(self) -> bool {
@@ -89,6 +94,11 @@ pub struct Request {
     pub id: u8,
     /// Its idempotency key (the key's number within its call), if it carries one.
     pub key: Option<u8>,
+    /// Its MRTR round: 0 for a first request (and its retries), r for the r-th continuation.
+    pub round: u8,
+    /// Whether the client sent it as a continuation (answering an input-required answer),
+    /// not as a retry or a re-run: it uses up none of the call's retries.
+    pub continues: bool,
     /// The client's side.
     pub seen: Seen,
     /// The server's side.
@@ -121,9 +131,12 @@ pub enum Message {
 
 /// What an id table knows of one id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct IdEntry {
-    /// The request with that id has completed, and its result is kept.
-    pub completed: bool,
+pub enum IdEntry {
+    /// The request with that id runs.
+    Running,
+    /// The request with that id has completed, and its answer is kept: `Some(r)` an
+    /// input-required answer of round `r`, `None` a final one.
+    Answered(Option<u8>),
 }
 
 /// One state of the reference model.

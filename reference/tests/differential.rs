@@ -5,43 +5,97 @@
 //! Covered: every cell of the default matrix under every built-in profile, under each
 //! cancellation handling (the presets, and the `--cancel before-effect` and `--cancel
 //! interrupts` overrides), on one server instance and on two (`--instances 2` with the
-//! preset's store, `--store shared` and `--store per-instance`, where they apply): with one call all of them; with two calls those whose reference
-//! searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a run,
-//! 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
-//! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B). A two-call cell
-//! over the limit is named in the output as not compared, never counted as agreeing.
-//!
-//! Not covered (the reference model does not have them): the tool handlers that ask for input
-//! (multi round-trip requests: `--handler input-*`, `--rounds`), so the handler axis of the
-//! matrix and the profiles' `idempotency_continuations`.
+//! preset's store, `--store shared` and `--store per-instance`, where they apply), with the
+//! `effect-only` handler; the same matrix under each handler that asks for input (multi
+//! round-trip requests: `--handler input-*`, `--rounds 1` and `2`), and the own matrix (every
+//! handler) of a proposal that puts continuations inside the key's scope
+//! (`idempotency_continuations = included`). With one call all of them (the handler cells on
+//! two instances in an ignored test, `scripts/reliability` step 5); with two calls those whose
+//! reference searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a
+//! run, 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
+//! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B): in the test
+//! command the `effect-only` ones and the handler ones of a client that never retries, on one
+//! instance; every handler cell, and on two instances, in ignored tests that
+//! `scripts/reliability` runs. A two-call cell over the limit is named in the output as not
+//! compared, never counted as agreeing.
 //!
 //! That the comparison can fail: `a_broken_reference_transition_is_caught` breaks one
 //! transition of the reference model (a key store that runs a duplicate instead of replaying
-//! its record) and sees the comparison disagree. A transition broken in the main model is
-//! caught the same way: both models answer every cell, so a change in the main model's answers
-//! on any covered cell fails `every_one_call_cell_agrees`.
+//! its record) and sees the comparison disagree; `a_broken_continuation_is_caught` breaks a
+//! continuation (sent as a request of the round it answers, not of the one after it). A
+//! transition broken in the main model is caught the same way: both models answer every cell,
+//! so a change in the main model's answers on any covered cell fails
+//! `every_one_call_cell_agrees` or `every_one_call_handler_cell_on_one_instance_agrees`.
 
-use mcp_once_model::catalogue::{builtin_profiles, matrix_with_cancel};
-use mcp_once_model::{explore, Cancellation, Config, Deployment, McpModel, Profile, PropertyKind, StoreScope, Verdict};
+use mcp_once_model::catalogue::{builtin_profiles, matrix_with_axes, matrix_with_cancel};
+use mcp_once_model::{
+    explore, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, McpModel, Profile, PropertyKind,
+    StoreScope, Verdict,
+};
 use mcp_once_reference::{check, Answer, Sabotage};
 
-/// The cells compared: the default matrix, under each cancellation handling, on one instance
-/// and on two (with the preset's store, a shared one and one each), with `calls`.
+/// The deployments compared: one instance; two (with the preset's store, a shared one and one
+/// each).
+const ONE: &[Deployment] = &[Deployment { instances: 1, store: None }];
+const TWO: &[Deployment] = &[
+    Deployment { instances: 2, store: None },
+    Deployment { instances: 2, store: Some(StoreScope::Shared) },
+    Deployment { instances: 2, store: Some(StoreScope::PerInstance) },
+];
+
+/// The handlers that ask for input (MRTR).
+const ASKING: [HandlerKind; 3] =
+    [HandlerKind::InputAfterEffect, HandlerKind::InputBeforeEffect, HandlerKind::InputAfterEffectStateful];
+
+/// A proposal on SEP-3182 that puts MRTR continuations inside the key's scope
+/// (`idempotency_continuations = included`: a key per round); not shipped, so built here.
+fn keyed_continuations() -> Profile {
+    let text = "name = \"keyed-continuations\"\ntitle = \"t\"\nkind = \"proposal\"\nrevision = \"2026-07-28\"\n\
+        extends = \"sep-3182\"\n[knobs.idempotency_continuations]\nvalue = \"included\"\n\
+        [knobs.idempotency_continuations.cite]\nrevision = \"SEP-3182\"\npath = \"pull request thread\"\n\
+        section = \"FAQ\"\nquote = \"would naturally use different idempotency keys\"\n";
+    Profile::parse("keyed-continuations.toml", text, None).expect("the keyed-continuations profile")
+}
+
+/// The cells compared of the `effect-only` handler: the default matrix, under each
+/// cancellation handling, on `deployments`, with `calls`.
 fn cells(calls: u8) -> Vec<(Config, Profile)> {
     let profiles = builtin_profiles();
-    let cancels = [Cancellation::Ignores, Cancellation::BeforeEffect, Cancellation::Interrupts];
-    let deployments = [
-        Deployment { instances: 1, store: None },
-        Deployment { instances: 2, store: None },
-        Deployment { instances: 2, store: Some(StoreScope::Shared) },
-        Deployment { instances: 2, store: Some(StoreScope::PerInstance) },
-    ];
+    let base = matrix_with_cancel(&profiles, &CANCELS);
+    applicable(&base, &profiles, &[ONE, TWO].concat(), calls)
+}
+
+/// Each cancellation handling (the preset's own is written as no override).
+const CANCELS: [Cancellation; 3] = [Cancellation::Ignores, Cancellation::BeforeEffect, Cancellation::Interrupts];
+
+/// The cells compared of the handlers that ask for input: the matrix of every built-in profile
+/// under each of them (as `matrix --handler` makes it), and the matrix of the keyed-continuations
+/// proposal under every handler (its own matrix, as `check --profile` makes it), each under each
+/// cancellation handling, with one input round and with two, on `deployments`, with `calls`.
+fn handler_cells(calls: u8, deployments: &[Deployment]) -> Vec<(Config, Profile)> {
+    let mut profiles = builtin_profiles();
+    let mut base = matrix_with_axes(&profiles, &CANCELS, &ASKING);
+    let keyed = keyed_continuations();
+    let all = [&[HandlerKind::EffectOnly][..], &ASKING].concat();
+    base.extend(matrix_with_axes(std::slice::from_ref(&keyed), &CANCELS, &all));
+    profiles.push(keyed);
+    let two_rounds = base
+        .iter()
+        .filter(|c| c.handler.kind != HandlerKind::EffectOnly)
+        .map(|c| Config { handler: Handler { rounds: 2, ..c.handler }, ..c.clone() })
+        .collect::<Vec<_>>();
+    base.extend(two_rounds);
+    applicable(&base, &profiles, deployments, calls)
+}
+
+/// `base` on each of `deployments` with `calls`, normalised, each with its profile: those the
+/// main model applies, once each.
+fn applicable(base: &[Config], profiles: &[Profile], deployments: &[Deployment], calls: u8) -> Vec<(Config, Profile)> {
     let mut out: Vec<(Config, Profile)> = Vec::new();
-    let base = matrix_with_cancel(&profiles, &cancels);
     for mut config in deployments.iter().flat_map(|d| base.iter().map(|c| Config { deployment: *d, ..c.clone() })) {
         config = config.normalised();
         config.bounds.calls = calls;
-        let profile = profiles.iter().find(|p| p.name == config.profile).expect("a built-in profile").clone();
+        let profile = profiles.iter().find(|p| p.name == config.profile).expect("a known profile").clone();
         // A cell the main model does not apply (outside its profile, meaningless) is no cell.
         if McpModel::new(config.clone(), profile.clone()).is_ok() && !out.iter().any(|(c, _)| *c == config) {
             out.push((config, profile));
@@ -167,13 +221,21 @@ fn every_one_call_cell_agrees() {
     assert_eq!(agree, cells.len());
 }
 
-/// The two-call cells chosen by `MCP_ONCE_REFERENCE_CELLS` (cells whose flags contain one of
+#[test]
+fn every_one_call_handler_cell_on_one_instance_agrees() {
+    let cells = chosen(handler_cells(1, ONE));
+    let (agree, over) = compare_all(&cells, usize::MAX, "one call, handlers asking for input, one instance");
+    assert!(over.is_empty());
+    assert_eq!(agree, cells.len());
+}
+
+/// The cells chosen by `MCP_ONCE_REFERENCE_CELLS` (cells whose flags contain one of
 /// its comma-separated parts), or all.
 fn chosen(cells: Vec<(Config, Profile)>) -> Vec<(Config, Profile)> {
     let Ok(wanted) = std::env::var("MCP_ONCE_REFERENCE_CELLS") else { return cells };
     let parts: Vec<&str> = wanted.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
     let cells: Vec<_> = cells.into_iter().filter(|(c, _)| parts.iter().any(|p| c.to_string().contains(p))).collect();
-    assert!(!cells.is_empty(), "MCP_ONCE_REFERENCE_CELLS={wanted}: no two-call cell matches");
+    assert!(!cells.is_empty(), "MCP_ONCE_REFERENCE_CELLS={wanted}: no cell matches");
     cells
 }
 
@@ -183,6 +245,75 @@ fn two_call_cells_under_the_limit_agree() {
     let (agree, over) = compare_all(&cells, two_call_limit(), "two calls");
     assert_eq!(agree + over.len(), cells.len());
     assert!(agree > 0, "no two-call cell compared");
+}
+
+/// Slow (see BENCHMARKS.md, "The reference model"): `scripts/reliability` runs it.
+#[test]
+#[ignore]
+fn every_one_call_handler_cell_on_two_instances_agrees() {
+    let cells = chosen(handler_cells(1, TWO));
+    let (agree, over) = compare_all(&cells, usize::MAX, "one call, handlers asking for input, two instances");
+    assert!(over.is_empty());
+    assert_eq!(agree, cells.len());
+}
+
+/// In the test command, of the two-call handler cells on one instance, those of a client that
+/// never retries (where most of those under the default limit are, at a sixth of the cost);
+/// every one in [`all_two_call_handler_cells_under_the_limit_agree`].
+#[test]
+fn two_call_handler_cells_without_retries_under_the_limit_agree() {
+    let cells = handler_cells(2, ONE).into_iter().filter(|(c, _)| c.client == ClientPolicy::NoRetry).collect();
+    let cells = chosen(cells);
+    let what = "two calls, handlers asking for input, one instance, no retry";
+    let (agree, over) = compare_all(&cells, two_call_limit(), what);
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell compared");
+}
+
+/// Slow (202 s at the default limit): `scripts/reliability` runs it, at its limit.
+#[test]
+#[ignore]
+fn all_two_call_handler_cells_under_the_limit_agree() {
+    let cells = chosen(handler_cells(2, ONE));
+    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, one instance");
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell compared");
+}
+
+/// Two calls on two instances, with the handlers that ask for input: `scripts/reliability`
+/// runs it (at its limit).
+#[test]
+#[ignore]
+fn two_call_handler_cells_on_two_instances_under_the_limit_agree() {
+    let cells = chosen(handler_cells(2, TWO));
+    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, two instances");
+    assert_eq!(agree + over.len(), cells.len());
+    assert!(agree > 0, "no two-call handler cell on two instances compared");
+}
+
+#[test]
+fn a_broken_continuation_is_caught() {
+    let cells = handler_cells(1, ONE)
+        .into_iter()
+        .filter(|(c, _)| {
+            c.handler.kind != HandlerKind::EffectOnly
+                && c.handler.rounds == 1
+                && c.profile == "sep-3182"
+                && c.server == mcp_once_model::ServerImpl::KeyDurable
+        })
+        .collect::<Vec<_>>();
+    assert!(!cells.is_empty());
+    let caught = cells
+        .iter()
+        .filter(|(config, profile)| {
+            compare(config, profile, usize::MAX, Some(Sabotage::ContinuationRepeatsRound)).is_err()
+        })
+        .count();
+    println!(
+        "a continuation that repeats the round it answers: {caught} of {} one-round SEP-3182 key-durable handler cells disagree",
+        cells.len()
+    );
+    assert!(caught > 0, "no cell tells a continuation of the next round from one that repeats its round");
 }
 
 #[test]
