@@ -310,7 +310,7 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
     }
     let cells = last.expect("at least one round");
     let seconds = every_core.iter().copied().fold(f64::INFINITY, f64::min);
-    let threads_compared = (threads > 1).then(|| ThreadComparison { one_thread, every_core, same_answers });
+    let threads_compared = (threads > 1).then_some(ThreadComparison { one_thread, every_core, same_answers });
     let checked: Vec<&Checked> = cells.iter().filter_map(|c: &Cell| c.outcome.as_ref().ok()).collect();
     let own = |k: &&&Checked| !k.shared;
     let mut slowest: Vec<MatrixCell> = checked
