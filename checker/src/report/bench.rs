@@ -219,7 +219,7 @@ pub fn bench_text(r: &BenchReport) -> String {
     }
     if let Some(x) = &r.matrix {
         out.push_str(&format!(
-        "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n  slowest cells:\n",
+        "\n{}: {} cells, {} checked, {} searches on {} threads: {:.2} s wall (searches {:.2} s, length checks {:.2} s, summed over threads)\n",
         x.what, x.cells, x.checked, x.searches, x.threads, x.seconds, x.search_seconds, x.verify_seconds
     ));
         if let Some(t) = &x.threads_compared {
@@ -233,6 +233,7 @@ pub fn bench_text(r: &BenchReport) -> String {
                 if t.same_answers { "yes" } else { "NO" }
             ));
         }
+        out.push_str("  slowest cells:\n");
         for c in &x.slowest {
             out.push_str(&format!(
                 "  {:>9} states {:>7.2} s search {:>7.2} s checks  {}\n",
