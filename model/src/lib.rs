@@ -63,7 +63,7 @@ pub use named::BadValue;
 pub use profile::{Citation, KnobId, Profile, ProfileError, Revision};
 pub use property::{Check, PropertyKind};
 pub use search::budget::{self, Budget, Stop};
-pub use search::explore::{self, shortest_lengths, End, Lengths, Options, Spilled};
+pub use search::explore::{self, shortest_lengths, shortest_lengths_on, End, Lengths, Options, Spilled};
 pub use search::{
     check_property, shortest_path_len, worst_case, CheckResult, Counterexample, Verdict, WithCheck, WorstCase,
     WorstSearch,

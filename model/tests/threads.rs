@@ -105,3 +105,25 @@ fn a_search_that_moves_to_disk_partway_gives_the_same_answers_on_two_threads() {
     assert_same(&a, &b, &format!("{} spilled on two threads", m.config));
     std::fs::remove_dir(dir).unwrap();
 }
+
+#[test]
+fn the_lengths_only_search_gives_the_same_lengths_on_two_threads() {
+    // The unreduced model of every one-call cell (what the minimality comparisons search), and
+    // the largest two-call cells as the matrix searches them.
+    let one_call = models(1).into_iter().map(|m| m.without_reductions());
+    let largest = models(2).into_iter().filter(|m| {
+        m.config.profile == "mcp-2026-07-28"
+            && m.config.client == ClientPolicy::FrameworkRetry
+            && m.config.server == ServerImpl::DedupById
+    });
+    let all: Vec<McpModel> = one_call.chain(largest).collect();
+    assert!(all.len() > 100, "{} models", all.len());
+    for m in &all {
+        let one = shortest_lengths(m, PropertyKind::ALL, usize::MAX).expect("no limit");
+        let two = shortest_lengths_on(m, PropertyKind::ALL, usize::MAX, 2).expect("no limit");
+        assert_eq!(one, two, "{}", m.config);
+        // A limit inside the search: both stop.
+        let limit = one.states / 2;
+        assert_eq!(shortest_lengths_on(m, PropertyKind::ALL, limit, 2), None, "{}", m.config);
+    }
+}

@@ -17,7 +17,8 @@
 
 use crate::search::budget::Stop;
 use crate::search::fingerprint::Fingerprinter;
-use crate::search::parallel::{expand, BATCH};
+use crate::search::fingerprint::Fp;
+use crate::search::parallel::{expand, in_runs, BATCH};
 pub use crate::search::pass::{End, Options, Stats, WorstSearch};
 use crate::search::pass::{Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::Seen;
@@ -253,7 +254,38 @@ const CHUNK: usize = 1 << 16;
 /// be searched in 24 GB
 /// (`model/tests/minimality.rs` compares it against the reduced one there). `None` when more
 /// than `max_states` states are reached: the search stops there, and nothing is known.
-pub fn shortest_lengths<M: SearchModel>(model: &M, properties: &[M::Property], max_states: usize) -> Option<Lengths> {
+pub fn shortest_lengths<M>(model: &M, properties: &[M::Property], max_states: usize) -> Option<Lengths>
+where
+    M: SearchModel + Sync,
+    M::State: Send + Sync,
+    M::Property: Sync,
+{
+    shortest_lengths_on(model, properties, max_states, 1)
+}
+
+/// What one thread found in a run of a level's states: which properties some state of it
+/// violates, its largest measure, and every successor with its fingerprint.
+struct LevelRun<S> {
+    violated: Vec<bool>,
+    worst: u8,
+    successors: Vec<(S, Fp)>,
+}
+
+/// [`shortest_lengths`] with each chunk of a level expanded on `threads` threads. Its answers
+/// do not depend on the order states of one level are met in (a length is a level's depth, the
+/// worst case the first level reaching the largest measure), so they are the same for every
+/// number of threads.
+pub fn shortest_lengths_on<M>(
+    model: &M,
+    properties: &[M::Property],
+    max_states: usize,
+    threads: usize,
+) -> Option<Lengths>
+where
+    M: SearchModel + Sync,
+    M::State: Send + Sync,
+    M::Property: Sync,
+{
     let builder = Fingerprinter::new();
     let mut seen = Seen::new();
     let mut out = Lengths { violations: vec![None; properties.len()], worst_effects: 0, worst_length: None, states: 0 };
@@ -263,29 +295,42 @@ pub fn shortest_lengths<M: SearchModel>(model: &M, properties: &[M::Property], m
             level[0].push(s);
         }
     }
-    let mut actions = Vec::new();
+    let expand = |run: &[M::State]| {
+        let mut found = LevelRun { violated: vec![false; properties.len()], worst: 0, successors: Vec::new() };
+        let mut actions = Vec::new();
+        for s in run {
+            for (i, p) in properties.iter().enumerate() {
+                found.violated[i] |= !model.holds(*p, s);
+            }
+            found.worst = found.worst.max(model.measure(s));
+            actions.clear();
+            model.actions(s, &mut actions);
+            for a in actions.drain(..) {
+                let Some(n) = model.next_state(s, a) else { continue };
+                let fp = builder.of(&n);
+                found.successors.push((n, fp));
+            }
+        }
+        found
+    };
     let mut depth = 0;
     while !level.is_empty() {
         let mut next: Vec<Vec<M::State>> = vec![Vec::with_capacity(CHUNK)];
         // Expand the level chunk by chunk, dropping each chunk once it is done.
         for chunk in level.drain(..) {
-            for s in chunk {
-                out.states += 1;
-                for (i, p) in properties.iter().enumerate() {
-                    if out.violations[i].is_none() && !model.holds(*p, &s) {
+            out.states += chunk.len();
+            for run in chunk.chunks(BATCH).flat_map(|part| in_runs(part, threads, expand)) {
+                for (i, bad) in run.violated.iter().enumerate() {
+                    if *bad && out.violations[i].is_none() {
                         out.violations[i] = Some(depth);
                     }
                 }
-                let effects = model.measure(&s);
-                if effects > out.worst_effects {
-                    out.worst_effects = effects;
+                if run.worst > out.worst_effects {
+                    out.worst_effects = run.worst;
                     out.worst_length = Some(depth);
                 }
-                actions.clear();
-                model.actions(&s, &mut actions);
-                for a in actions.drain(..) {
-                    let Some(n) = model.next_state(&s, a) else { continue };
-                    if seen.insert(builder.of(&n)) {
+                for (n, fp) in run.successors {
+                    if seen.insert(fp) {
                         if seen.len > max_states {
                             return None;
                         }

@@ -60,13 +60,19 @@ where
         }
         out
     };
-    let threads = threads.clamp(1, batch.len().max(1));
+    in_runs(batch, threads, one)
+}
+
+/// `work` on each of up to `threads` contiguous runs of `items`, each run on a thread of its
+/// own (one run: on this thread), the results in the runs' order.
+pub(crate) fn in_runs<T: Sync, R: Send>(items: &[T], threads: usize, work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
-        return vec![one(batch)];
+        return vec![work(items)];
     }
-    let share = batch.len().div_ceil(threads);
+    let share = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let runs: Vec<_> = batch.chunks(share).map(|run| scope.spawn(|| one(run))).collect();
-        runs.into_iter().map(|h| h.join().expect("an expanding thread panicked")).collect()
+        let runs: Vec<_> = items.chunks(share).map(|run| scope.spawn(|| work(run))).collect();
+        runs.into_iter().map(|h| h.join().expect("a searching thread panicked")).collect()
     })
 }
