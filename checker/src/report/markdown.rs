@@ -213,7 +213,8 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         gaps.push(format!(
             "a tool that asks for input (multi round-trip requests): its handler runs again from the start on \
              every continuation, a new request{scope}; this cell's tool takes its effect and completes in one \
-             request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful) checks \
+             request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful, \
+             input-before-effect-single-use) checks \
              such a tool."
         ));
     }
