@@ -51,7 +51,9 @@ pub struct ConfigArgs {
     /// The tool's handler under multi round-trip requests (2026-07-28 and proposals on it):
     /// effect-only (default), input-after-effect (takes its effect, then asks for input, and
     /// takes it again on every round), input-before-effect (asks first, takes its effect in the
-    /// last round), input-after-effect-stateful (carries "effect done" in requestState).
+    /// last round), input-after-effect-stateful (carries "effect done" in requestState),
+    /// input-before-effect-single-use (asks first; its server refuses a requestState an earlier
+    /// effect consumed, as mrtr.mdx requires of servers whose requestState is single-use).
     #[arg(long, value_parser = parse::<HandlerKind>)]
     pub handler: Option<HandlerKind>,
     /// Input rounds of a handler that asks for input (1 to 2; default 1).

@@ -190,6 +190,23 @@ fn the_rust_and_python_fixtures_run_a_tool_that_asks_for_input() {
     }
 }
 
+#[test]
+fn the_single_use_handler_is_the_rust_fixture_that_enforces_single_use() {
+    let handler = Handler::new(HandlerKind::InputBeforeEffectSingleUse, None);
+    assert_eq!(
+        Sdk::Rust.handler_options(handler).unwrap(),
+        vec![
+            "--handler".to_string(),
+            "input-before-effect".into(),
+            "--rounds".into(),
+            "1".into(),
+            "--single-use-request-state".into()
+        ]
+    );
+    let why = Sdk::Python.handler_options(handler).unwrap_err();
+    assert!(why.to_string().contains("does not enforce the single use of a requestState"), "{why}");
+}
+
 /// SEP-3182 with its continuations inside the key's scope, a key of their own per round (the
 /// SEP's author, in its pull request thread: the first request and each continuation "would
 /// naturally use different idempotency keys").

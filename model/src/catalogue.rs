@@ -410,10 +410,14 @@ pub fn matrix_with_axes(profiles: &[Profile], cancels: &[Cancellation], handlers
 /// The tool handlers a profile's own matrix checks (`check --profile P` alone, `diff`), for
 /// [`matrix_with_axes`]: every kind where the profile puts MRTR continuations inside the key's
 /// scope (`idempotency_continuations = included`), since that rule changes nothing for a tool
-/// that never asks for input; else `[]`, the default handler only.
+/// that never asks for input; else `[]`, the default handler only. The single-use handler is
+/// left to `--handler`: its cells are searched without the view's reductions (see `model.rs`),
+/// and its two-call cells take minutes each.
 pub fn own_handlers(profile: &Profile) -> Vec<HandlerKind> {
     match profile.knobs.idempotency_continuations.value {
-        crate::profile::Continuations::Included => HandlerKind::ALL.to_vec(),
+        crate::profile::Continuations::Included => {
+            HandlerKind::ALL.iter().copied().filter(|k| *k != HandlerKind::InputBeforeEffectSingleUse).collect()
+        }
         _ => vec![],
     }
 }

@@ -21,7 +21,8 @@ pub const STATE_BYTES: usize = MAX_CALLS * 5
     + 2
     + MAX_CALLS
     + 3 * MAX_INSTANCES * MAX_CALLS
-    + MAX_INSTANCES * (MAX_IDS + 1);
+    + MAX_INSTANCES * (MAX_IDS + 1)
+    + MAX_CALLS;
 
 /// Bytes of one encoded action.
 pub const ACTION_BYTES: usize = 3;
@@ -54,6 +55,7 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
         store.iter().flatten().for_each(|b| put(*b));
     }
     s.ids_seen.iter().flatten().for_each(|b| put(*b));
+    s.consumed.iter().for_each(|b| put(*b));
 }
 
 /// Read back a state [`encode_state`] wrote, under `view`; `None` if the bytes are not one.
@@ -97,6 +99,9 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
         }
     }
     for b in s.ids_seen.iter_mut().flatten() {
+        *b = next()?;
+    }
+    for b in &mut s.consumed {
         *b = next()?;
     }
     Some(s)
@@ -260,9 +265,10 @@ mod tests {
         s.attempts[1][2].server = ServerSide::RespondedReplayInput;
         s.attempts[1][2].replayed_round = 1;
         s.ids_seen[1][5] = 2 | ID_ANSWERED | ID_INPUT | ID_INPUT_ROUND;
+        s.consumed[2] = 0b101;
         let mut bytes = [0u8; STATE_BYTES];
         encode_state(&s, &mut bytes);
         let back = decode_state(&bytes, s.view).expect("a state");
-        assert_eq!((back.attempts, back.ids_seen), (s.attempts, s.ids_seen));
+        assert_eq!((back.attempts, back.ids_seen, back.consumed), (s.attempts, s.ids_seen, s.consumed));
     }
 }

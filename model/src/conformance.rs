@@ -14,7 +14,7 @@ use crate::action::Action;
 use crate::config::{Cancellation, Config, Deployment, KeyLifetime, ServerImpl, StoreScope, Transport};
 use crate::model::McpModel;
 use crate::profile::{CancelledMessages, IdDedup, IdempotencyStore, InputRequired, KnobId, Profile};
-use crate::request_state::answered_request;
+use crate::request_state::presented_state;
 use crate::state::{Failure, ServerSide, State};
 use std::fmt;
 
@@ -270,7 +270,8 @@ fn second_consumption(model: &McpModel, earlier: &[Action], after: &State, actio
         return None;
     }
     let c = call as usize;
-    let carries = |a: u8| answered_request(after, c, a as usize, after.attempts[c][a as usize].round);
+    let keys = model.config.server.uses_keys();
+    let carries = |a: u8| presented_state(after, c, a as usize, after.attempts[c][a as usize].round, keys);
     let state = carries(attempt)?;
     let first = earlier.iter().find_map(|x| match *x {
         Action::ServerCommit { call: c2, attempt: a2 } if c2 == call && a2 != attempt && carries(a2) == Some(state) => {

@@ -6,7 +6,8 @@
 //! model, not in the state, so a call shows once it starts and an attempt once it is sent.
 
 use crate::state::{
-    Call, Failure, Phase, ServerSide, State, ID_ANSWERED, ID_CALL, ID_INPUT, ID_INPUT_ROUND, MAX_IDS, MAX_INSTANCES,
+    Call, Failure, Phase, ServerSide, State, ID_ANSWERED, ID_CALL, ID_INPUT, ID_INPUT_ROUND, MAX_ATTEMPTS, MAX_CALLS,
+    MAX_IDS, MAX_INSTANCES,
 };
 use std::fmt;
 
@@ -125,6 +126,14 @@ impl State {
             .collect();
         if !ids.is_empty() {
             out.push(format!("ids seen: {}", ids.join(", ")));
+        }
+        let consumed: Vec<String> = (0..MAX_CALLS)
+            .flat_map(|c| (0..MAX_ATTEMPTS).map(move |a| (c, a)))
+            .filter(|(c, a)| self.consumed[*c] & 1 << a != 0)
+            .map(|(c, a)| format!("call {c} attempt {a}'s"))
+            .collect();
+        if !consumed.is_empty() {
+            out.push(format!("requestStates consumed: {}", consumed.join(", ")));
         }
         out
     }

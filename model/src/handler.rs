@@ -23,6 +23,14 @@ named_enum!(
         /// so a continuation skips the effect (a careful server). A retried first request
         /// carries no `requestState` and takes the effect again.
         InputAfterEffectStateful = "input-after-effect-stateful",
+        /// Asks for input first and takes its effect only in the last round, as
+        /// `input-before-effect`, on a server that enforces the single use of each
+        /// `requestState` (2026-07-28 `mrtr.mdx`: "Servers for which a given `requestState` must
+        /// be consumed at most once (e.g., one-time redemptions) **MUST** enforce that invariant
+        /// server-side"): a continuation whose `requestState` an earlier effect consumed is
+        /// refused with an error and takes no effect. The record of consumed states is durable
+        /// (it outlives a crash) and is checked and written atomically with the effect.
+        InputBeforeEffectSingleUse = "input-before-effect-single-use",
     }
 );
 
@@ -62,9 +70,15 @@ impl Handler {
     pub fn effect_in(self, round: u8) -> bool {
         match self.kind {
             HandlerKind::EffectOnly | HandlerKind::InputAfterEffect => true,
-            HandlerKind::InputBeforeEffect => round >= self.rounds,
+            HandlerKind::InputBeforeEffect | HandlerKind::InputBeforeEffectSingleUse => round >= self.rounds,
             HandlerKind::InputAfterEffectStateful => round == 0,
         }
+    }
+
+    /// Whether the server refuses a second consumption of one `requestState` (mrtr.mdx's MUST
+    /// for servers whose `requestState` must be consumed at most once).
+    pub fn single_use(self) -> bool {
+        self.kind == HandlerKind::InputBeforeEffectSingleUse
     }
 
     /// Whether the request of round `round` is answered with an input-required result.

@@ -96,7 +96,10 @@ impl McpModel {
             timeout_retry_barred: k.retry_after_timeout.value.bars(config.annotation),
         };
         let view = View {
-            detail: false,
+            // The single-use handler's record of consumed requestStates names the attempt whose
+            // input-required answer carried each, which the view leaves out of an attempt the
+            // client is done with: its cells are searched with every fact compared.
+            detail: config.handler.single_use(),
             ids_matter: config.server.uses_ids(),
             ids_outstanding: rules.id_scope == IdScope::Outstanding,
             ids_reused: rules.retry_id == RetryId::Same,
@@ -387,6 +390,10 @@ impl Model for McpModel {
                         continue;
                     }
                     match t.server {
+                        // A requestState already consumed: the handler refuses it instead.
+                        ServerSide::Pending if self.consumed_state(s, c, a).is_some() => {
+                            out.push(Action::ServerRespond { call, attempt })
+                        }
                         ServerSide::Pending if cfg.handler.effect_in(t.round) => {
                             out.push(Action::ServerCommit { call, attempt })
                         }
@@ -532,7 +539,9 @@ impl McpModel {
             }
             Action::ServerRespond { call, attempt } => {
                 let (c, a) = idx(call, attempt);
-                if s.attempts[c][a].server == ServerSide::Pending {
+                if s.attempts[c][a].server == ServerSide::Pending && self.consumed_state(s, c, a).is_some() {
+                    self.refuse_consumed(s, c, a);
+                } else if s.attempts[c][a].server == ServerSide::Pending {
                     self.respond_without_effect(s, c, a);
                 } else {
                     s.attempts[c][a].server = self.answer(s.attempts[c][a].round);

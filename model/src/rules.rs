@@ -106,6 +106,13 @@ fn step_knobs(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
         Action::ServerCommit { .. } if server == ServerImpl::KeyAfterEffect => vec![K::IdempotencyCrashWindow],
         Action::ServerCommit { .. } => vec![],
         Action::ServerStoreKey { .. } => vec![K::IdempotencyCrashWindow],
+        // The single-use handler refuses a consumed requestState (mrtr.mdx, quoted in the note
+        // of input_required).
+        Action::ServerRespond { call, attempt }
+            if after.attempts[*call as usize][*attempt as usize].server == ServerSide::RespondedError =>
+        {
+            vec![K::InputRequired]
+        }
         Action::ServerRespond { .. } => vec![],
         Action::ServerCrash { .. } => vec![],
         Action::ServerRestart { .. } => vec![K::StdioRestart],
@@ -337,6 +344,16 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
             let t = after.attempts[call as usize][attempt as usize];
             let without = before.attempts[call as usize][attempt as usize].server == ServerSide::Pending;
             match (t.server, without) {
+                (ServerSide::RespondedError, _) => {
+                    let x = model.consumed_state(after, call as usize, attempt as usize);
+                    let state_of = x.map_or(0, |x| after.attempts[call as usize][x].id);
+                    format!(
+                        "server refuses id {} with an error and takes no effect: the requestState it carries (of id \
+                         {state_of}'s input-required answer) was consumed by an earlier effect, and this handler \
+                         enforces its single use",
+                        id(call, attempt)
+                    )
+                }
                 (ServerSide::RespondedInput, true) if t.round > 0 && model.config.handler.effect_in(0) => format!(
                     "server answers id {} with another input-required result, without the effect (its requestState says it is done)",
                     id(call, attempt)

@@ -197,9 +197,38 @@ impl McpModel {
         }
     }
 
+    /// The attempt whose input-required answer carried the `requestState` that attempt
+    /// `(c, a)` presents, where the handler enforces its single use and an earlier effect
+    /// consumed it (`--handler input-before-effect-single-use`); `None` otherwise.
+    pub(crate) fn consumed_state(&self, s: &State, c: usize, a: usize) -> Option<usize> {
+        if !self.config.handler.single_use() {
+            return None;
+        }
+        let keys = self.config.server.uses_keys();
+        let x = crate::request_state::presented_state(s, c, a, s.attempts[c][a].round, keys)?;
+        (s.consumed[c] & 1 << x != 0).then_some(x)
+    }
+
+    /// The handler refuses attempt `(c, a)`, whose `requestState` an earlier effect consumed:
+    /// an error, no effect; the check and the record of consumed states are one atomic step
+    /// with the effect, as a one-time redemption is. A key it runs under is released.
+    pub(crate) fn refuse_consumed(&self, s: &mut State, c: usize, a: usize) {
+        let t = s.attempts[c][a];
+        if self.config.server.uses_keys() && t.key != 0 && !self.config.server.validates_ids() {
+            let st = self.store_of(s, c, a);
+            s.keys_running[st][c] &= !Self::key_bit(t.key);
+        }
+        s.attempts[c][a].server = ServerSide::RespondedError;
+    }
+
     pub(crate) fn commit(&self, s: &mut State, c: usize, a: usize) {
         s.ledger[c] = s.ledger[c].saturating_add(1);
         let t = s.attempts[c][a];
+        if self.config.handler.single_use() {
+            if let Some(x) = crate::request_state::presented_state(s, c, a, t.round, self.config.server.uses_keys()) {
+                s.consumed[c] |= 1 << x;
+            }
+        }
         let st = self.store_of(s, c, a);
         let server = self.config.server;
         let mut next = ServerSide::Committed;

@@ -161,6 +161,16 @@ pub struct State {
     /// dedup-by-id-durable.
     #[serde(serialize_with = "serialize_ids")]
     pub ids_seen: [[u8; MAX_IDS + 1]; MAX_INSTANCES],
+    /// Durable, one record for the whole server: the `requestState`s an effect consumed, bit
+    /// `x` of entry `c` = the state of the input-required answer of call `c`'s attempt `x`
+    /// (`--handler input-before-effect-single-use` only; written only when not all 0, so that
+    /// traces keep the shape they had).
+    #[serde(skip_serializing_if = "none_consumed")]
+    pub consumed: [u8; MAX_CALLS],
+}
+
+fn none_consumed(c: &[u8; MAX_CALLS]) -> bool {
+    *c == [0; MAX_CALLS]
 }
 
 /// Id-table entry bits: the call of the id's request, plus 1.
@@ -210,6 +220,7 @@ impl State {
             keys_volatile: [[0; MAX_CALLS]; MAX_INSTANCES],
             keys_running: [[0; MAX_CALLS]; MAX_INSTANCES],
             ids_seen: [[0; MAX_IDS + 1]; MAX_INSTANCES],
+            consumed: [0; MAX_CALLS],
         }
     }
 

@@ -22,10 +22,11 @@ pub const PACKED_WORDS: usize = 1 + 3 * MAX_CALLS + INBOX_WORDS + 2 + 1;
 const _: () = assert!(INBOX_CAP.is_multiple_of(8), "the messages in flight fill whole words");
 const _: () = assert!(MAX_IDS < 16, "an id table's entries fit in two words");
 const _: () = assert!(Handler::MAX_ROUNDS <= 3, "a round fits in the 2 bits of ROUND");
+const _: () = assert!(MAX_ATTEMPTS <= 4, "a call's consumed requestStates fit in the 4 high bits of its head's byte 3");
 const _: () = assert!(MAX_ATTEMPTS < 16, "a key (at most one per attempt of a call) fits in the 4 bits of KEY");
 
 /// Everything the view sees of one logical call: its head (phase and failure, attempts sent,
-/// step, whether it queried the outcome, its ledger entry, its key records in each store) and
+/// step, whether it queried the outcome and the requestStates an effect consumed, its ledger entry, its key records in each store) and
 /// its four attempts, a 32-bit word each. Calls are ordered by this pair.
 type CallBlock = (u64, u128);
 
@@ -259,7 +260,7 @@ impl State {
             call.phase as u8 | failure << 4,
             call.sent,
             step,
-            call.queried as u8,
+            call.queried as u8 | self.consumed[c] << 4,
             self.ledger[c],
             both(&self.keys_durable),
             both(&self.keys_volatile),

@@ -31,7 +31,8 @@ pub struct DiffArgs {
     #[arg(long)]
     crashes: Option<u8>,
     /// Compare every cell under each of these tool handlers (comma-separated: effect-only,
-    /// input-after-effect, input-before-effect, input-after-effect-stateful), as `matrix`
+    /// input-after-effect, input-before-effect, input-after-effect-stateful,
+    /// input-before-effect-single-use), as `matrix`
     /// does. Default: every kind where either profile puts MRTR continuations inside the key's
     /// scope (`idempotency_continuations = included`), else effect-only.
     #[arg(long, value_delimiter = ',', value_parser = crate::args::parse::<HandlerKind>, value_name = "LIST")]

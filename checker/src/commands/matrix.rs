@@ -33,7 +33,8 @@ pub struct MatrixArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse::<Cancellation>, value_name = "LIST")]
     cancel: Vec<Cancellation>,
     /// Check every cell under each of these tool handlers (comma-separated: effect-only,
-    /// input-after-effect, input-before-effect, input-after-effect-stateful), one input round
+    /// input-after-effect, input-before-effect, input-after-effect-stateful,
+    /// input-before-effect-single-use), one input round
     /// each; under framework-retry such a cell takes 1 re-run, not 2. Default: effect-only.
     /// Cells under a profile without input-required results (2025-11-25) are not applicable.
     #[arg(long, value_delimiter = ',', value_parser = parse::<HandlerKind>, value_name = "LIST")]

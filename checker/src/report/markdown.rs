@@ -6,7 +6,7 @@ use crate::conformant::{Conformant, ConformantAnswer};
 use crate::report::sequence::mermaid;
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
-use mcp_once_model::profile::InputRequired;
+use mcp_once_model::profile::{InputRequired, Revision};
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
@@ -195,7 +195,9 @@ fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
 /// - multi round-trip requests, where the profile has them and the cell's tool never asks for
 ///   input: a handler that runs again on every round;
 /// - key records leaving their window, where the cell's server keeps expiring records that the
-///   profile's retention keeps past every retry its clients may send.
+///   profile's retention keeps past every retry its clients may send;
+/// - task-augmented `tools/call`, in every cell: both revisions have tasks (2025-11-25 in the
+///   core, 2026-07-28 as the tasks extension) and the model has none yet.
 pub fn not_covered(m: &McpModel) -> Vec<String> {
     let cfg = &m.config;
     let mut gaps = Vec::new();
@@ -213,7 +215,8 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         gaps.push(format!(
             "a tool that asks for input (multi round-trip requests): its handler runs again from the start on \
              every continuation, a new request{scope}; this cell's tool takes its effect and completes in one \
-             request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful) checks \
+             request. `--handler input-after-effect` (or input-before-effect, input-after-effect-stateful, \
+             input-before-effect-single-use) checks \
              such a tool."
         ));
     }
@@ -236,7 +239,27 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
              retries later than that is outside the profile; a profile with a longer `retry_horizon` checks it."
         ));
     }
+    gaps.push(tasks_gap(m.profile.revision));
     gaps
+}
+
+/// What no cell covers of tasks: the model's `tools/call` is always answered with the tool's own
+/// result, never with a `CreateTaskResult` and the effect run in the task.
+fn tasks_gap(revision: Revision) -> String {
+    let (what, durable) = match revision {
+        Revision::R2025_11_25 => ("2025-11-25 `basic/utilities/tasks.mdx`", ""),
+        Revision::R2026_07_28 => (
+            "the 2026-07-28 tasks extension, SEP-2663",
+            " (the extension's \"A server **MUST NOT** return `CreateTaskResult` until the task is durably created\" \
+             keeps the first task, not the client's knowledge of it)",
+        ),
+    };
+    format!(
+        "a task-augmented tools/call ({what}): the server answers `CreateTaskResult` with a task id it generates \
+         and runs the tool's effect in the task; a `CreateTaskResult` lost to a timeout, a broken stream or a crash \
+         leaves the client no task id to poll, and a retry creates a second task{durable}. Not modelled: this \
+         cell's tools/call is answered with the tool's own result."
+    )
 }
 
 /// The faults of a trace, in words (`a client timeout, a server crash (SIGKILL) and restart`).

@@ -125,6 +125,8 @@ pub fn sequence(cex: &Counterexample) -> Vec<SequenceStep> {
             A::ServerRespond { call, attempt } => {
                 let what = match after.attempts[call as usize][attempt as usize].server {
                     ServerSide::RespondedInput => "input-required result",
+                    // The single-use handler refusing a consumed requestState.
+                    ServerSide::RespondedError => "error (requestState already consumed)",
                     _ => "result",
                 };
                 arrow(Lane::Server, Lane::Transport, format!("{what} for id {}", id(call, attempt)))

@@ -11,8 +11,8 @@ use mcp_once_model::catalogue::{replay_trace, Scenario, Wanted};
 use mcp_once_model::profile::{InProgress, KeySemantics};
 use mcp_once_model::trace::TraceFile;
 use mcp_once_model::{
-    Bounds, Cancellation, ClientPolicy, Config, Handler, KeyLifetime, NotApplicable, Profile, ProfileError, ServerImpl,
-    Transport,
+    Bounds, Cancellation, ClientPolicy, Config, Handler, HandlerKind, KeyLifetime, NotApplicable, Profile,
+    ProfileError, ServerImpl, Transport,
 };
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -121,6 +121,20 @@ impl Sdk {
             return Ok(Vec::new());
         }
         match self {
+            // The single-use handler is `input-before-effect` on a fixture that enforces the
+            // single use of each requestState (`--single-use-request-state`: the Rust one only).
+            Sdk::Rust if handler.single_use() => Ok(vec![
+                "--handler".into(),
+                HandlerKind::InputBeforeEffect.as_str().into(),
+                "--rounds".into(),
+                handler.rounds.to_string(),
+                "--single-use-request-state".into(),
+            ]),
+            sdk if handler.single_use() => Err(FixtureError::Cannot(format!(
+                "the {} fixture does not enforce the single use of a requestState: it takes no --handler {} (only the Rust fixture's does, with --single-use-request-state)",
+                sdk.as_str(),
+                handler.kind
+            ))),
             Sdk::Rust | Sdk::Python => Ok(vec![
                 "--handler".into(),
                 handler.kind.as_str().into(),
