@@ -166,8 +166,8 @@ pub struct BudgetArgs {
     /// free in DIR when the search starts); searches that run at once share it.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "spill_dir")]
     max_disk: Option<u64>,
-    /// Search on N threads (default: one per core): cells run N at a time, and a single cell's
-    /// search builds its successors on N threads. The answers are the same for every N.
+    /// Search N cells at a time (default: one per core); each search runs on one thread. The
+    /// answers are the same for every N.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
 }

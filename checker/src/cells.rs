@@ -302,8 +302,8 @@ fn schedule(configs: &[(Config, Arc<Profile>)]) -> Vec<usize> {
     firsts
 }
 
-/// Check every cell, `threads` at a time (with fewer searches than threads, each search on
-/// several), each search under `options`, writing traces under
+/// Check every cell, `threads` at a time, each search under `options` on one thread, writing
+/// traces under
 /// `out` if given. The budget is the process's: memory is read as the whole process's, and a
 /// search on disk keeps to its share of the memory and disk budgets (`Budget::shared_by`).
 /// `on_done` is called once per finished cell (for progress).
@@ -322,10 +322,9 @@ pub fn run_cells(
     // The searches that run at once share the budget: each one on disk keeps to its share.
     let searches = configs.iter().filter(|(c, p)| c.applicable(p).is_ok()).count();
     let shared_by = threads.clamp(1, searches.max(1));
-    // Threads left over when there are fewer searches than threads build each search's
-    // successors (one search alone: all of them); `options.threads` is not read.
-    let within = (threads / searches.max(1)).max(1);
-    let options = Options { budget: Budget { shared_by, ..options.budget }, threads: within, ..options };
+    // Each search on one thread: building a search's successors on more (`Options::threads`)
+    // was measured slower, its fingerprint table's inserts staying on one thread (BENCHMARKS.md).
+    let options = Options { budget: Budget { shared_by, ..options.budget }, threads: 1, ..options };
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
     let memo: Mutex<HashMap<BehaviourKey, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());

@@ -16,7 +16,9 @@ pub struct Options {
     /// Where to stop at the latest.
     pub budget: Budget,
     /// Threads that build successors in the search in memory (0 or 1: the calling thread
-    /// only). The answers do not depend on it; the search on disk runs on one thread.
+    /// only). The answers do not depend on it; the search on disk runs on one thread. The CLI
+    /// leaves it at 1: with the fingerprint table's inserts on one thread, more threads were
+    /// measured slower (BENCHMARKS.md, "Every core").
     pub threads: usize,
 }
 
