@@ -295,12 +295,17 @@ where
             level[0].push(s);
         }
     }
+    if threads <= 1 {
+        return lengths_on_one_thread(model, properties, max_states, builder, seen, level, out);
+    }
     let expand = |run: &[M::State]| {
         let mut found = LevelRun { violated: vec![false; properties.len()], worst: 0, successors: Vec::new() };
         let mut actions = Vec::new();
         for s in run {
             for (i, p) in properties.iter().enumerate() {
-                found.violated[i] |= !model.holds(*p, s);
+                if !found.violated[i] {
+                    found.violated[i] = !model.holds(*p, s);
+                }
             }
             found.worst = found.worst.max(model.measure(s));
             actions.clear();
@@ -331,6 +336,58 @@ where
                 }
                 for (n, fp) in run.successors {
                     if seen.insert(fp) {
+                        if seen.len > max_states {
+                            return None;
+                        }
+                        if next.last().is_some_and(|c| c.len() == CHUNK) {
+                            next.push(Vec::with_capacity(CHUNK));
+                        }
+                        next.last_mut().expect("a chunk").push(n);
+                    }
+                }
+            }
+        }
+        next.retain(|c| !c.is_empty());
+        level = next;
+        depth += 1;
+    }
+    Some(out)
+}
+
+/// [`shortest_lengths`] on this thread alone, each successor kept or dropped as it is built,
+/// from the initial level `level` already in `seen`.
+fn lengths_on_one_thread<M: SearchModel>(
+    model: &M,
+    properties: &[M::Property],
+    max_states: usize,
+    builder: Fingerprinter,
+    mut seen: Seen,
+    mut level: Vec<Vec<M::State>>,
+    mut out: Lengths,
+) -> Option<Lengths> {
+    let mut actions = Vec::new();
+    let mut depth = 0;
+    while !level.is_empty() {
+        let mut next: Vec<Vec<M::State>> = vec![Vec::with_capacity(CHUNK)];
+        // Expand the level chunk by chunk, dropping each chunk once it is done.
+        for chunk in level.drain(..) {
+            for s in chunk {
+                out.states += 1;
+                for (i, p) in properties.iter().enumerate() {
+                    if out.violations[i].is_none() && !model.holds(*p, &s) {
+                        out.violations[i] = Some(depth);
+                    }
+                }
+                let effects = model.measure(&s);
+                if effects > out.worst_effects {
+                    out.worst_effects = effects;
+                    out.worst_length = Some(depth);
+                }
+                actions.clear();
+                model.actions(&s, &mut actions);
+                for a in actions.drain(..) {
+                    let Some(n) = model.next_state(&s, a) else { continue };
+                    if seen.insert(builder.of(&n)) {
                         if seen.len > max_states {
                             return None;
                         }
