@@ -339,10 +339,7 @@ where
                         if seen.len > max_states {
                             return None;
                         }
-                        if next.last().is_some_and(|c| c.len() == CHUNK) {
-                            next.push(Vec::with_capacity(CHUNK));
-                        }
-                        next.last_mut().expect("a chunk").push(n);
+                        push_chunked(&mut next, n);
                     }
                 }
             }
@@ -391,10 +388,7 @@ fn lengths_on_one_thread<M: SearchModel>(
                         if seen.len > max_states {
                             return None;
                         }
-                        if next.last().is_some_and(|c| c.len() == CHUNK) {
-                            next.push(Vec::with_capacity(CHUNK));
-                        }
-                        next.last_mut().expect("a chunk").push(n);
+                        push_chunked(&mut next, n);
                     }
                 }
             }
@@ -404,4 +398,12 @@ fn lengths_on_one_thread<M: SearchModel>(
         depth += 1;
     }
     Some(out)
+}
+
+/// Put `n` at the end of the next level, kept in chunks of [`CHUNK`] states.
+fn push_chunked<S>(next: &mut Vec<Vec<S>>, n: S) {
+    if next.last().is_some_and(|c| c.len() == CHUNK) {
+        next.push(Vec::with_capacity(CHUNK));
+    }
+    next.last_mut().expect("a chunk").push(n);
 }
