@@ -322,9 +322,11 @@ pub fn run_cells(
     // The searches that run at once share the budget: each one on disk keeps to its share.
     let searches = configs.iter().filter(|(c, p)| c.applicable(p).is_ok()).count();
     let shared_by = threads.clamp(1, searches.max(1));
-    // Each search on one thread: building a search's successors on more (`Options::threads`)
-    // was measured slower, its fingerprint table's inserts staying on one thread (BENCHMARKS.md).
-    let options = Options { budget: Budget { shared_by, ..options.budget }, threads: 1, ..options };
+    // Cells at a time, one thread each; fewer cells than threads (`check` on one cell) share
+    // the threads out, each search building its successors and deciding which are new on its
+    // share (`Options::threads`).
+    let per_search = (threads.max(1) / searches.max(1)).max(1);
+    let options = Options { budget: Budget { shared_by, ..options.budget }, threads: per_search, ..options };
     let order = schedule(&configs);
     let next = AtomicUsize::new(0);
     let memo: Mutex<HashMap<BehaviourKey, std::sync::Arc<std::sync::OnceLock<Found>>>> = Mutex::new(HashMap::new());

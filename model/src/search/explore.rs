@@ -21,7 +21,7 @@ use crate::search::fingerprint::Fp;
 use crate::search::parallel::{expand, in_runs, BATCH};
 pub use crate::search::pass::{End, Options, Stats, WorstSearch};
 use crate::search::pass::{Node, Tally, MEMORY_POLL, ROOT};
-use crate::search::seen::Seen;
+use crate::search::seen::{Seen, Shards};
 use crate::search::space::{DiskCodec, SearchModel};
 use crate::search::spill::Parents;
 pub use crate::search::spill::Spilled;
@@ -67,8 +67,9 @@ fn growth(len: usize, capacity: usize, item: usize) -> u64 {
 /// every reachable state is seen, or (without `worst`) every property asked for is violated, or
 /// the budget is reached. With a spill folder in the budget, reaching the memory limit moves
 /// the search to disk (`spill.rs`), which finds the same states in the same order. With
-/// `options.threads` above one, the successors are built on that many threads, a batch of
-/// states at a time (`parallel.rs`), and kept in the same order: the answers are the same.
+/// `options.threads` above one, the successors are fingerprinted on that many threads, a batch
+/// of states at a time, the threads decide which are new in a fingerprint table split among
+/// them, and the new ones are kept in the same order (`parallel.rs`): the answers are the same.
 pub fn search<M>(model: &M, properties: &[M::Property], options: Options) -> Found<M::Action>
 where
     M: DiskCodec + Sync,
@@ -92,19 +93,28 @@ where
         expanded: 0,
         actions: Vec::new(),
     };
+    // With several threads, the fingerprints seen are split into one table per thread.
+    let threads = options.threads.max(1);
+    let mut shards = Shards::new(if threads > 1 { threads } else { 0 });
     for s in model.init_states() {
-        seen.insert(builder.of(&s));
+        let fp = builder.of(&s);
+        if threads > 1 {
+            shards.insert(fp);
+        } else {
+            seen.insert(fp);
+        }
         nodes.push(Node { parent: ROOT, action: None });
         queue.push_back((s, (nodes.len() - 1) as u32, 0));
         t.generated += 1;
     }
     let mut successors = Vec::new();
     let mut end = End::Exhaustive;
-    // With several threads: the states taken off the queue together, and their successors.
-    let threads = options.threads.max(1);
+    // With several threads: the states taken off the queue together, their successors, and
+    // whether each successor is new.
     let mut batch: VecDeque<(M::State, u32, u32)> = VecDeque::new();
     let mut built = Vec::new().into_iter();
     let mut counts = Vec::new().into_iter();
+    let mut fresh = Vec::new().into_iter();
     loop {
         if threads > 1 && batch.is_empty() {
             let n = queue.len().min(BATCH);
@@ -119,6 +129,8 @@ where
                 }
                 each.extend(run.counts);
             }
+            let fps: Vec<Fp> = all.iter().map(|x| x.1).collect();
+            fresh = shards.insert_all(&fps).into_iter();
             (built, counts) = (all.into_iter(), each.into_iter());
         }
         let next = if threads > 1 { batch.pop_front() } else { queue.pop_front() };
@@ -127,6 +139,7 @@ where
         let mut stop = budget.states_reached(nodes.len());
         if stop.is_none() && t.expanded.is_multiple_of(MEMORY_POLL) && budget.max_memory.is_some() {
             let about_to_allocate = seen.growth(POLL_MARGIN)
+                + shards.growth(POLL_MARGIN)
                 + growth(nodes.len(), nodes.capacity(), std::mem::size_of::<Node<M::Action>>())
                 + growth(queue.len() + batch.len(), queue.capacity(), std::mem::size_of::<(M::State, u32, u32)>());
             stop = budget.memory_reached(about_to_allocate);
@@ -138,6 +151,13 @@ where
                 queue.push_front(rest);
             }
             queue.push_front((s, node, depth));
+            if threads > 1 {
+                // The tables already hold the new successors of the states going back to the
+                // queue: they are left out, to be found new again when those states are expanded.
+                let ahead = built.as_slice().iter().zip(fresh.as_slice()).filter(|(_, new)| **new);
+                let ahead: std::collections::HashSet<Fp> = ahead.map(|(x, _)| x.1.max(1)).collect();
+                seen = std::mem::replace(&mut shards, Shards::new(0)).into_one(&ahead);
+            }
             let (end, parents, figures, states) = crate::search::spill::go_on(&mut t, seen, nodes, queue, &builder);
             return finish(t, end, parents, states, Some(figures), started);
         }
@@ -153,9 +173,10 @@ where
             // Built beforehand on the threads; kept in the order one thread would keep them.
             let count = counts.next().expect("a count of successors per state of the batch") as usize;
             t.generated += count;
-            std::hint::black_box(seen.warm(built.as_slice()[..count].iter().map(|x| x.2)));
-            for (a, n, fp) in built.by_ref().take(count) {
-                if seen.insert(fp) {
+            for ((a, _), new) in built.by_ref().zip(fresh.by_ref()).take(count) {
+                if new {
+                    // Built again: cheaper than keeping every successor while most are not new.
+                    let n = model.next_state(&s, a).expect("an action that applied applies again");
                     nodes.push(Node { parent: node, action: Some(a) });
                     queue.push_back((n, (nodes.len() - 1) as u32, depth + 1));
                 }
@@ -182,6 +203,7 @@ where
     }
     drop(queue);
     drop(seen);
+    drop(shards);
     let states = nodes.len();
     finish(t, end, Parents::Memory(nodes), states, None, started)
 }

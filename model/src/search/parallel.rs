@@ -1,12 +1,15 @@
 //! Expanding many states at once on several threads, for the breadth-first passes.
 //!
 //! The costly part of a breadth-first step is building each successor and hashing it into its
-//! fingerprint; deciding which successors are new (the fingerprint table), numbering them and
-//! queueing them is cheap and must follow the order of one thread to give the same shortest
-//! paths. So a pass takes a batch of states off the front of its queue, has [`expand`] build
-//! every successor of the batch on `threads` threads (each thread a contiguous run of the
-//! batch), and then merges the results in the batch's order, exactly as one thread would have
-//! met them: the same states are kept, in the same order, with the same numbers.
+//! fingerprint, and deciding which successors are new (the fingerprint table); numbering the
+//! new ones and queueing them is cheap, and must follow the order of one thread to give the
+//! same shortest paths. So a pass takes a batch of states off the front of its queue, has
+//! [`expand`] fingerprint every successor of the batch on `threads` threads (each thread a
+//! contiguous run of the batch), has the threads decide which are new in a fingerprint table
+//! split among them (`seen.rs`, [`Shards`](crate::search::seen::Shards)), and then builds the
+//! new ones again and queues them in the batch's order, exactly as one thread would have met
+//! them: the same states are kept, in the same order, with the same numbers. Only about one
+//! successor in eight is new, so building those again costs less than keeping every one.
 
 use crate::search::fingerprint::{Fingerprinter, Fp};
 use crate::search::space::SearchModel;
@@ -15,18 +18,18 @@ use crate::search::space::SearchModel;
 /// costs little beside the work, small enough that a pass answered early wastes little.
 pub(crate) const BATCH: usize = 4096;
 
-/// The successors of a run of states, one after another: the action to each, the state, its
+/// The successors of a run of states, one after another: the action to each and its
 /// fingerprint; and how many belong to each state of the run, in order.
 pub(crate) struct Built<M: SearchModel> {
     /// Every successor, the first state's first.
-    pub(crate) successors: Vec<(M::Action, M::State, Fp)>,
+    pub(crate) successors: Vec<(M::Action, Fp)>,
     /// How many successors each state has.
     pub(crate) counts: Vec<u32>,
 }
 
 /// The successors of each state of `batch`, in the batch's order (and, for each state, in the
-/// order of its actions), built on up to `threads` threads: one [`Built`] per contiguous run of
-/// the batch, in order.
+/// order of its actions), fingerprinted on up to `threads` threads: one [`Built`] per
+/// contiguous run of the batch, in order.
 pub(crate) fn expand<M, T>(
     model: &M,
     builder: &Fingerprinter,
@@ -52,8 +55,7 @@ where
             for a in actions.drain(..) {
                 let mut next = s.clone();
                 if model.apply(&mut next, a) {
-                    let fp = builder.of(&next);
-                    out.successors.push((a, next, fp));
+                    out.successors.push((a, builder.of(&next)));
                 }
             }
             out.counts.push((out.successors.len() - before) as u32);

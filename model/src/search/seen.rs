@@ -86,3 +86,76 @@ impl Seen {
         self.len = 0;
     }
 }
+
+/// The set of fingerprints seen, split into one table per thread by fingerprint, so that the
+/// threads of a parallel pass decide at once which successors are new, each in its own table.
+/// A fingerprint always falls in the same table, and each table takes the successors of a batch
+/// in the batch's order, so the successor marked new is the one a single table would have kept.
+pub(crate) struct Shards {
+    parts: Vec<Seen>,
+}
+
+impl Shards {
+    /// `n` empty tables (none for a search on one thread, which keeps one [`Seen`]).
+    pub(crate) fn new(n: usize) -> Shards {
+        Shards { parts: (0..n).map(|_| Seen::new()).collect() }
+    }
+
+    /// The table `fp` belongs to (by its low bits: a table's slot is chosen by its high ones).
+    fn part_of(&self, fp: Fp) -> usize {
+        (fp.max(1) % self.parts.len() as Fp) as usize
+    }
+
+    /// Add `fp`; whether it was new.
+    pub(crate) fn insert(&mut self, fp: Fp) -> bool {
+        let k = self.part_of(fp);
+        self.parts[k].insert(fp)
+    }
+
+    /// Add every fingerprint of `fps`, one thread per table; for each, in order, whether it was
+    /// new (the first of equal fingerprints is).
+    pub(crate) fn insert_all(&mut self, fps: &[Fp]) -> Vec<bool> {
+        let n = self.parts.len();
+        let mut fresh = vec![false; fps.len()];
+        let found: Vec<Vec<u32>> = std::thread::scope(|scope| {
+            let runs: Vec<_> = self
+                .parts
+                .iter_mut()
+                .enumerate()
+                .map(|(k, part)| {
+                    scope.spawn(move || {
+                        let mine: Vec<u32> = (0..fps.len() as u32)
+                            .filter(|i| (fps[*i as usize].max(1) % n as Fp) as usize == k)
+                            .collect();
+                        // Load every slot before inserting any, so the cache misses overlap.
+                        std::hint::black_box(part.warm(mine.iter().map(|i| fps[*i as usize])));
+                        mine.into_iter().filter(|i| part.insert(fps[*i as usize])).collect()
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|h| h.join().expect("a searching thread panicked")).collect()
+        });
+        for i in found.into_iter().flatten() {
+            fresh[i as usize] = true;
+        }
+        fresh
+    }
+
+    /// The bytes the tables allocate when they next double, if that may happen within `margin`
+    /// more fingerprints each.
+    pub(crate) fn growth(&self, margin: usize) -> u64 {
+        self.parts.iter().map(|p| p.growth(margin)).sum()
+    }
+
+    /// One table of every fingerprint but those in `except` (fingerprint 0 is taken as 1, as
+    /// the tables store it).
+    pub(crate) fn into_one(self, except: &std::collections::HashSet<Fp>) -> Seen {
+        let mut one = Seen::new();
+        for part in self.parts {
+            part.fingerprints().filter(|fp| !except.contains(fp)).for_each(|fp| {
+                one.insert(fp);
+            });
+        }
+        one
+    }
+}
