@@ -81,7 +81,7 @@ pub struct ConfigArgs {
     /// server process lives).
     #[arg(long, value_parser = parse::<Resumption>)]
     pub resumption: Option<Resumption>,
-    /// Logical calls (1 to 3).
+    /// Logical calls (1 to 4).
     #[arg(long)]
     pub calls: Option<u8>,
     /// Retries, or framework re-runs, per call (0 to 3).

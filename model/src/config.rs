@@ -232,7 +232,7 @@ impl ClientPolicy {
 /// How far the model explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Bounds {
-    /// Logical tool calls the client makes (1 to 3).
+    /// Logical tool calls the client makes (1 to 4).
     pub calls: u8,
     /// Retries (or framework re-runs) per logical call (0 to 3).
     pub retries: u8,

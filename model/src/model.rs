@@ -1,6 +1,6 @@
 //! The stateright [`Model`]: which actions each state allows, and what each does.
 //!
-//! What it models: one client making up to three logical `tools/call`s in order (they may
+//! What it models: one client making up to four logical `tools/call`s in order (they may
 //! overlap), each with attempts; one server process with volatile memory and a durable ledger;
 //! the transport between them (stdio: one pipe each way, read in order; Streamable HTTP: one
 //! request and one response stream per attempt, in any order); client timeouts, cancellation

@@ -9,7 +9,7 @@ pub use crate::attempt::{Attempt, Call, ClientSide, Failure, Phase, ServerSide};
 use serde::Serialize;
 
 /// Largest number of logical calls the model takes.
-pub const MAX_CALLS: usize = 3;
+pub const MAX_CALLS: usize = 4;
 /// Largest number of attempts of one logical call (1 + retries).
 pub const MAX_ATTEMPTS: usize = 4;
 /// Largest number of server crashes.
@@ -22,7 +22,7 @@ pub const MAX_IDS: usize = MAX_CALLS * MAX_ATTEMPTS;
 /// Capacity of the client-to-server channel (one request and one cancellation per attempt).
 pub const INBOX_CAP: usize = MAX_CALLS * MAX_ATTEMPTS * 2;
 
-/// A message in flight from client to server, packed: bit 7 = cancellation, bits 4-5 = call,
+/// A message in flight from client to server, packed: bit 7 = cancellation, bits 4-6 = call,
 /// bits 0-3 = attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Msg(pub u8);
@@ -174,7 +174,7 @@ fn none_consumed(c: &[u8; MAX_CALLS]) -> bool {
 }
 
 /// Id-table entry bits: the call of the id's request, plus 1.
-pub const ID_CALL: u8 = 0x03;
+pub const ID_CALL: u8 = 0x07;
 /// Id-table entry bit: the request completed, and its answer is stored.
 pub const ID_ANSWERED: u8 = 0x80;
 /// Id-table entry bit: the stored answer is an input-required result (MRTR), not a final one.
@@ -282,11 +282,11 @@ impl State {
     /// - Ids unique within a session: ids from the counter on, and every id again while a
     ///   restart of the whole server can still start the counter over (a crash left, or every
     ///   instance down), or a session termination can (one left).
-    pub fn ids_that_may_return(&self) -> u16 {
-        const ALL: u16 = (1 << (MAX_IDS + 1)) - 2;
+    pub fn ids_that_may_return(&self) -> u32 {
+        const ALL: u32 = (1 << (MAX_IDS + 1)) - 2;
         let v = self.view;
-        let bit = |id: u8| 1u16 << id;
-        let (mut carried, mut held) = (0u16, 0u16);
+        let bit = |id: u8| 1u32 << id;
+        let (mut carried, mut held) = (0u32, 0u32);
         for c in 0..MAX_CALLS {
             let sent = &self.attempts[c][..self.calls[c].sent as usize];
             for t in sent {

@@ -14,13 +14,23 @@ use crate::state::{
 /// Words of messages in flight in a packed view (a byte each).
 const INBOX_WORDS: usize = INBOX_CAP / 8;
 
+/// Bits of one id in the packed id tables: its entry in each of the two tables, 5 bits each
+/// ([`ID_ENTRIES`]).
+const ID_BITS: usize = 10;
+/// Words of the id tables in a packed view.
+const ID_WORDS: usize = ((MAX_IDS + 1) * ID_BITS).div_ceil(64);
+/// Words of a packed view before the padding.
+const UNPADDED_WORDS: usize = 1 + 3 * MAX_CALLS + INBOX_WORDS + ID_WORDS;
+
 /// Length of a state's packed view in 64-bit words ([`State::packed`]): the server and the
-/// view's flags, three words per logical call, the messages in flight, the id tables, and a
-/// last word of 0 that makes the count even (the hash takes two words at a time).
-pub const PACKED_WORDS: usize = 1 + 3 * MAX_CALLS + INBOX_WORDS + 2 + 1;
+/// view's flags, three words per logical call, the messages in flight, the id tables, and,
+/// where the count is odd, a last word of 0 that makes it even (the hash takes two words at a
+/// time).
+pub const PACKED_WORDS: usize = UNPADDED_WORDS + UNPADDED_WORDS % 2;
 
 const _: () = assert!(INBOX_CAP.is_multiple_of(8), "the messages in flight fill whole words");
-const _: () = assert!(MAX_IDS < 16, "an id table's entries fit in two words");
+const _: () = assert!(MAX_IDS < 32, "an id's bit fits in the u32 of ids_that_may_return");
+const _: () = assert!(MAX_CALLS < 7, "a call plus 1 fits in the 3 bits of ID_CALL and a message's call bits");
 const _: () = assert!(Handler::MAX_ROUNDS <= 3, "a round fits in the 2 bits of ROUND");
 const _: () = assert!(MAX_ATTEMPTS <= 4, "a call's consumed requestStates fit in the 4 high bits of its head's byte 3");
 const _: () = assert!(MAX_ATTEMPTS < 16, "a key (at most one per attempt of a call) fits in the 4 bits of KEY");
@@ -145,9 +155,9 @@ static ATTEMPT_RULES: [[[AttemptRule; SERVER_SIDES.len()]; CLIENT_SIDES.len()]; 
     table
 };
 
-/// An id-table entry as the view writes it, in a nibble, by its byte (the first table the whole
-/// entry, the second with `lean`): 0 for an unseen id; else the call (whole) or 1 (`lean`: the
-/// server never reads which call), then what is stored in 2 bits (0 nothing yet, 1 a final
+/// An id-table entry as the view writes it, in 5 bits, by its byte (the first table the whole
+/// entry, the second with `lean`): 0 for an unseen id; else the call plus 1 in 3 bits (whole)
+/// or 1 in 1 bit (`lean`: the server never reads which call), then what is stored in 2 bits (0 nothing yet, 1 a final
 /// answer, 2 or 3 the input-required answer of round 0 or 1).
 static ID_ENTRIES: [[u8; 256]; 2] = {
     let mut table = [[0; 256]; 2];
@@ -159,7 +169,7 @@ static ID_ENTRIES: [[u8; 256]; 2] = {
             (true, false) => 1,
             (true, true) => 2 | (e & ID_INPUT_ROUND != 0) as u8,
         };
-        table[0][v] = (e & ID_CALL) | stored << 2;
+        table[0][v] = (e & ID_CALL) | stored << 3;
         table[1][v] = 1 | stored << 1;
         v += 1;
     }
@@ -241,9 +251,8 @@ impl State {
         }
         let at = 1 + 3 * MAX_CALLS;
         w[at..at + INBOX_WORDS].copy_from_slice(&self.inbox_words(lean, &rank));
-        let ids = self.id_entries(lean);
-        w[at + INBOX_WORDS] = ids as u64;
-        w[at + INBOX_WORDS + 1] = (ids >> 64) as u64;
+        let at = at + INBOX_WORDS;
+        w[at..at + ID_WORDS].copy_from_slice(&self.id_entries(lean));
         w
     }
 
@@ -293,18 +302,25 @@ impl State {
         std::array::from_fn(|i| u64::from_le_bytes(std::array::from_fn(|b| msgs[8 * i + b])))
     }
 
-    /// Each id's entries in both tables, a byte an id, a nibble a table ([`ID_ENTRIES`]). With
-    /// `lean` where ids matter, only the ids a request may still carry.
-    fn id_entries(&self, lean: bool) -> u128 {
+    /// Each id's entries in both tables, [`ID_BITS`] an id, half of them a table
+    /// ([`ID_ENTRIES`]). With `lean` where ids matter, only the ids a request may still carry.
+    fn id_entries(&self, lean: bool) -> [u64; ID_WORDS] {
+        let mut w = [0u64; ID_WORDS];
         if self.ids_seen == [[0; MAX_IDS + 1]; 2] {
-            return 0;
+            return w;
         }
-        let live = if lean && self.view.ids_matter { self.ids_that_may_return() } else { u16::MAX };
+        let live = if lean && self.view.ids_matter { self.ids_that_may_return() } else { u32::MAX };
         let entries = &ID_ENTRIES[lean as usize];
-        (0..=MAX_IDS).filter(|id| live & 1 << id != 0).fold(0u128, |acc, id| {
-            let byte = entries[self.ids_seen[0][id] as usize] | entries[self.ids_seen[1][id] as usize] << 4;
-            acc | (byte as u128) << (8 * id)
-        })
+        for id in (0..=MAX_IDS).filter(|id| live & 1 << id != 0) {
+            let both = entries[self.ids_seen[0][id] as usize] as u64
+                | (entries[self.ids_seen[1][id] as usize] as u64) << (ID_BITS / 2);
+            let (word, bit) = (ID_BITS * id / 64, ID_BITS * id % 64);
+            w[word] |= both << bit;
+            if bit + ID_BITS > 64 {
+                w[word + 1] |= both >> (64 - bit);
+            }
+        }
+        w
     }
 
     fn counter_matters(&self) -> bool {

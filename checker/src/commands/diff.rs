@@ -20,7 +20,7 @@ pub struct DiffArgs {
     a: String,
     /// The profile after the change (name or file).
     b: String,
-    /// Logical calls in every cell (1 to 3; default: the default matrix's, 2).
+    /// Logical calls in every cell (1 to 4; default: the default matrix's, 2).
     #[arg(long)]
     calls: Option<u8>,
     /// Retries, or framework re-runs, per call in every cell (0 to 3; default: the default
