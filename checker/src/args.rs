@@ -197,7 +197,7 @@ impl BudgetArgs {
 }
 
 /// Bytes free for an unprivileged user on the file system of `dir`.
-fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
     let s = rustix::fs::statvfs(dir).ok()?;
     Some(s.f_bavail.saturating_mul(s.f_frsize))
 }

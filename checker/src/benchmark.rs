@@ -21,6 +21,7 @@ use crate::report::bench::{
 use anyhow::{anyhow, Result};
 use clap::ValueEnum;
 use mcp_once_model::catalogue::{keyed_safe_cell, matrix};
+use mcp_once_model::state::{MAX_ATTEMPTS, MAX_CALLS, MAX_CRASHES};
 use mcp_once_model::{
     explore_with, Bounds, Budget, ClientPolicy, Config, End, KeyLifetime, McpModel, Options, Profile, PropertyKind,
     ServerImpl, Transport, Verdict,
@@ -34,9 +35,24 @@ pub struct Plan {
     pub quick: bool,
     /// One part only.
     pub only: Option<Part>,
-    /// Memory budget of each of the largest cells (default: 4 GiB, or 3/4 of the memory
-    /// available if that is less).
+    /// Memory budget of each of the largest cells and of each growth row (default: 4 GiB, or
+    /// 3/4 of the memory available if that is less).
     pub max_memory: Option<u64>,
+    /// Where those searches go on on disk at their memory budget, instead of stopping.
+    pub spill_dir: Option<std::path::PathBuf>,
+    /// With `spill_dir`: the most their files may take (default: 3/4 of the space free there).
+    pub max_disk: Option<u64>,
+}
+
+/// The budget of one search run by [`run_one`]: none, or memory (and disk, if it may spill).
+#[derive(Clone, Default)]
+struct CellBudget {
+    /// The memory budget.
+    max_memory: Option<u64>,
+    /// Where it goes on on disk at the memory budget.
+    spill_dir: Option<std::path::PathBuf>,
+    /// The disk budget.
+    max_disk: Option<u64>,
 }
 
 /// The default budget of each of the largest cells.
@@ -164,13 +180,20 @@ fn profile(name: &str) -> Profile {
 }
 
 /// Search one cell in a fresh process of this binary (so that its peak memory is its own) and
-/// read back its figures; with `max_memory`, the search stops before passing it.
-fn run_one(name: &str, config: Config, max_memory: Option<u64>) -> Result<CellRun> {
+/// read back its figures; within `budget`, the search stops (or goes on on disk) before
+/// passing its memory budget.
+fn run_one(name: &str, config: Config, budget: &CellBudget) -> Result<CellRun> {
     let exe = std::env::current_exe()?;
     let mut command = std::process::Command::new(exe);
     command.args(["bench", "--one", &serde_json::to_string(&config)?]);
-    if let Some(bytes) = max_memory {
+    if let Some(bytes) = budget.max_memory {
         command.args(["--max-memory", &bytes.to_string()]);
+    }
+    if let Some(dir) = &budget.spill_dir {
+        command.arg("--spill-dir").arg(dir);
+    }
+    if let Some(bytes) = budget.max_disk {
+        command.args(["--max-disk", &bytes.to_string()]);
     }
     let out = command.stderr(std::process::Stdio::inherit()).output()?;
     if !out.status.success() {
@@ -205,6 +228,7 @@ fn measure(name: &str, config: Config, budget: Budget) -> Result<CellRun> {
         states_per_second: s.generated as f64 / seconds.max(1e-9),
         peak_rss_mib: peak as f64 / 1024.0,
         bytes_per_state: grown as f64 * 1024.0 / s.states.max(1) as f64,
+        disk_peak_mib: e.spilled.map(|d| d.peak_bytes as f64 / (1024.0 * 1024.0)),
         at_most_once: verdict_name(amo.verdict).into(),
         end: match e.end {
             End::Exhaustive => "exhaustive".into(),
@@ -225,12 +249,13 @@ fn verdict_name(v: Verdict) -> &'static str {
     }
 }
 
-/// The largest cells within the CLI's bounds (3 calls, 3 retries or re-runs, 3 crashes): the
-/// framework's re-runs over HTTP (where the state space grows fastest) with each server
-/// behaviour, under the revision or proposal that has it; and c3 r2 k1 of the durable id table
-/// under 2026-07-28, whose unbudgeted search the kernel killed at 24 GB (BENCHMARKS.md).
+/// The largest cells within the CLI's bounds (the model's most calls, retries or re-runs and
+/// crashes): the framework's re-runs over HTTP (where the state space grows fastest) with each
+/// server behaviour, under the revision or proposal that has it; and c3 r2 k1 of the durable id
+/// table under 2026-07-28, whose unbudgeted search the kernel killed at 24 GB (BENCHMARKS.md).
 fn largest_cells() -> Vec<(String, Config)> {
-    let max = Bounds { calls: 3, retries: 3, crashes: 3 };
+    let max = Bounds { calls: MAX_CALLS as u8, retries: MAX_ATTEMPTS as u8 - 1, crashes: MAX_CRASHES };
+    let tag = format!("c{} r{} k{}", max.calls, max.retries, max.crashes);
     let cell = |profile: &str, key: KeyLifetime, server: ServerImpl, bounds| {
         let b = Config::builder(profile).transport(Transport::Http).client(ClientPolicy::FrameworkRetry);
         b.key(key).server(server).bounds(bounds).build()
@@ -245,11 +270,11 @@ fn largest_cells() -> Vec<(String, Config)> {
         ),
     )];
     for server in [ServerImpl::Plain, ServerImpl::HonoursCancel, ServerImpl::DedupById, ServerImpl::DedupByIdDurable] {
-        cells.push((format!("{server}: c3 r3 k3"), cell("mcp-2026-07-28", KeyLifetime::None, server, max)));
+        cells.push((format!("{server}: {tag}"), cell("mcp-2026-07-28", KeyLifetime::None, server, max)));
     }
     for server in [ServerImpl::KeyVolatile, ServerImpl::KeyDurable, ServerImpl::KeyAfterEffect, ServerImpl::KeyExpiring]
     {
-        cells.push((format!("{server}: c3 r3 k3"), cell("sep-3182", KeyLifetime::PerStep, server, max)));
+        cells.push((format!("{server}: {tag}"), cell("sep-3182", KeyLifetime::PerStep, server, max)));
     }
     cells
 }
@@ -343,19 +368,30 @@ fn run_matrix(quick: bool) -> Result<MatrixRun> {
     })
 }
 
-/// The safe cell at growing bounds, each point in its own process.
-fn growth(quick: bool) -> Result<Vec<CellRun>> {
+/// The number of calls the growth table goes up to: the model's largest (`MAX_CALLS`, what
+/// `--calls` accepts), or 2 with `quick`.
+pub fn growth_calls(quick: bool) -> u8 {
+    if quick {
+        2.min(MAX_CALLS as u8)
+    } else {
+        MAX_CALLS as u8
+    }
+}
+
+/// The safe cell at growing bounds, each point in its own process within `budget` (so that
+/// the largest ends, partial, rather than runs away).
+fn growth(quick: bool, budget: &CellBudget) -> Result<Vec<CellRun>> {
     let mut rows = Vec::new();
     let base = Bounds { calls: 2, retries: 2, crashes: 1 };
     let mut seen = Vec::new();
     let mut points = Vec::new();
-    for calls in if quick { 1..=2 } else { 1..=3 } {
+    for calls in 1..=growth_calls(quick) {
         points.push(("calls", Bounds { calls, ..base }));
     }
-    for retries in if quick { 0..=2 } else { 0..=3 } {
+    for retries in if quick { 0..=2 } else { 0..=MAX_ATTEMPTS as u8 - 1 } {
         points.push(("retries", Bounds { retries, ..base }));
     }
-    for crashes in if quick { 0..=1 } else { 0..=3 } {
+    for crashes in if quick { 0..=1 } else { 0..=MAX_CRASHES } {
         points.push(("crashes", Bounds { crashes, ..base }));
     }
     for (what, b) in points {
@@ -364,15 +400,15 @@ fn growth(quick: bool) -> Result<Vec<CellRun>> {
         }
         seen.push(b);
         let name = format!("{what}: c{} r{} k{}", b.calls, b.retries, b.crashes);
-        rows.push(run_one(&name, keyed_safe_cell(b), None)?);
+        rows.push(run_one(&name, keyed_safe_cell(b), budget)?);
     }
     Ok(rows)
 }
 
-/// Search one configuration in this process and return its figures (`mcp-once bench --one`,
-/// what [`run_one`] runs in a fresh process).
-pub fn measure_here(config: Config, max_memory: Option<u64>) -> Result<CellRun> {
-    measure("", config, Budget { max_memory, ..Budget::default() })
+/// Search one configuration in this process within `budget` and return its figures
+/// (`mcp-once bench --one`, what [`run_one`] runs in a fresh process).
+pub fn measure_here(config: Config, budget: Budget) -> Result<CellRun> {
+    measure("", config, budget)
 }
 
 /// Run the parts `plan` asks for.
@@ -381,24 +417,30 @@ pub fn bench(plan: &Plan) -> Result<BenchReport> {
     let part = |p: Part| plan.only.is_none_or(|o| o == p);
     let mut cells = Vec::new();
     if part(Part::Cells) {
-        cells.push(run_one("safe cell, 2 calls", keyed_safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), None)?);
+        let none = CellBudget::default();
+        cells.push(run_one("safe cell, 2 calls", keyed_safe_cell(Bounds { calls: 2, retries: 2, crashes: 1 }), &none)?);
         if !plan.quick {
             cells.push(run_one(
                 "safe cell, 3 calls",
                 keyed_safe_cell(Bounds { calls: 3, retries: 2, crashes: 1 }),
-                None,
+                &none,
             )?);
         }
     }
     let matrix = if part(Part::Matrix) { Some(run_matrix(plan.quick)?) } else { None };
-    let growth = if part(Part::Growth) { growth(plan.quick)? } else { Vec::new() };
+    let budget = CellBudget {
+        max_memory: Some(
+            plan.max_memory.unwrap_or_else(|| default_memory().map_or(LARGEST_MEMORY, |d| d.min(LARGEST_MEMORY))),
+        ),
+        spill_dir: plan.spill_dir.clone(),
+        max_disk: plan.max_disk,
+    };
+    let growth = if part(Part::Growth) { growth(plan.quick, &budget)? } else { Vec::new() };
     // The largest cells take minutes each: not in a quick run unless asked for by name.
     let mut largest = Vec::new();
     if plan.only == Some(Part::Largest) || (plan.only.is_none() && !plan.quick) {
-        let budget =
-            plan.max_memory.unwrap_or_else(|| default_memory().map_or(LARGEST_MEMORY, |d| d.min(LARGEST_MEMORY)));
         for (name, config) in largest_cells() {
-            largest.push(run_one(&name, config, Some(budget))?);
+            largest.push(run_one(&name, config, &budget)?);
         }
     }
     // The replay part needs the installed fixtures and takes tens of seconds: not in a quick

@@ -382,6 +382,21 @@ fn bench_quick_prints_every_part_in_json() {
     }
     let growth = v["growth"].as_array().unwrap();
     assert!(growth.len() >= 4, "{growth:?}");
+    // The quick growth goes from 1 call to 2 (or the model's bound, if lower), one call more
+    // each row, each row larger than the last; none spilled, so none reports disk.
+    let calls: Vec<&Value> = growth.iter().filter(|r| r["name"].as_str().unwrap().starts_with("calls:")).collect();
+    let counts: Vec<String> = calls
+        .iter()
+        .map(|r| r["config"].as_str().unwrap().split("--calls ").nth(1).unwrap().split(' ').next().unwrap().to_string())
+        .collect();
+    let top = 2.min(mcp_once_model::state::MAX_CALLS);
+    assert_eq!(counts, (1..=top).map(|c| c.to_string()).collect::<Vec<_>>(), "{growth:?}");
+    let states: Vec<u64> = calls.iter().map(|r| r["unique"].as_u64().unwrap()).collect();
+    assert!(states.windows(2).all(|w| w[0] < w[1]), "states grow with calls: {states:?}");
+    for r in growth {
+        assert_eq!(r["end"], "exhaustive", "{r}");
+        assert!(r["disk_peak_mib"].is_null() && r["peak_rss_mib"].as_f64().unwrap() > 0.0, "{r}");
+    }
     assert!(
         v["replay"]["skipped"].as_str().unwrap().contains("not run"),
         "--quick skips the replay part: {}",
@@ -407,15 +422,68 @@ fn bench_runs_the_largest_cells_within_the_budget_and_says_where_each_stopped() 
         .map(|r| r["config"].as_str().unwrap().split("--server ").nth(1).unwrap().split(' ').next().unwrap())
         .collect();
     assert_eq!(servers.len(), 8, "every server behaviour: {servers:?}");
+    // The issue-16 cell (c3 r2 k1) first, then the eight at the model's bounds.
+    assert!(rows[0]["config"].as_str().unwrap().contains("--calls 3 --retries 2 --crashes 1"), "{}", rows[0]);
+    let bounds = format!(
+        "--calls {} --retries {} --crashes {}",
+        mcp_once_model::state::MAX_CALLS,
+        mcp_once_model::state::MAX_ATTEMPTS - 1,
+        mcp_once_model::state::MAX_CRASHES
+    );
+    for r in &rows[1..] {
+        assert!(r["config"].as_str().unwrap().contains(&bounds), "{r}");
+    }
     for r in rows {
-        assert!(r["config"].as_str().unwrap().contains("--calls 3"), "{r}");
         let end = r["end"].as_str().unwrap();
         assert!(end.starts_with("stopped at depth ") && end.contains("memory budget"), "{r}");
         assert!(r["peak_rss_mib"].as_f64().unwrap() <= 300.0, "over its budget: {r}");
         assert!(r["unique"].as_u64().unwrap() > 100_000, "{r}");
         assert_eq!(r["at_most_once"], "violated", "{r}");
+        assert!(r["disk_peak_mib"].is_null(), "no --spill-dir, no disk: {r}");
     }
     assert!(v["cells"].as_array().unwrap().is_empty() && v["growth"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn bench_plot_writes_the_growth_with_calls_as_svg() {
+    let dir = temp("bench-plot");
+    let file = dir.join("growth.svg");
+    let out = mcp_once!().args(["bench", "--quick", "--only", "growth", "--plot"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(&file).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    // Well-formed: every element opened is closed, in order.
+    let mut open = Vec::new();
+    for tag in svg.split('<').skip(1) {
+        let name: String = tag.trim_start_matches('/').chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        let head = tag.split('>').next().unwrap();
+        if tag.starts_with('/') {
+            assert_eq!(open.pop(), Some(name.clone()), "</{name}> closes nothing open");
+        } else if !head.ends_with('/') {
+            open.push(name);
+        }
+    }
+    assert!(open.is_empty(), "left open: {open:?}");
+    // One line per figure, through a point per number of calls (1 and 2 with --quick).
+    for series in ["states", "seconds", "peak-mib"] {
+        let at = svg.find(&format!(r#"<polyline class="series" data-series="{series}" points=""#)).expect(series);
+        let points = svg[at..].split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+        assert_eq!(points.split(' ').count(), 2, "{series}: {points}");
+    }
+    assert_eq!(svg.matches("<polyline").count(), 3, "{svg}");
+    assert_eq!(svg.matches(r#"class="axis-label""#).count(), 3, "{svg}");
+    assert_eq!(svg.matches(">calls</text>").count(), 3, "each panel's x axis says calls: {svg}");
+    assert!(svg.contains(">unique states</text>") && svg.contains(">wall seconds</text>"), "{svg}");
+
+    // A file in a folder that does not exist: refused at once, before the bench runs.
+    let missing = dir.join("no-such-folder").join("growth.svg");
+    let out = mcp_once!().args(["bench", "--quick", "--only", "growth", "--plot"]).arg(&missing).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&missing.display().to_string()) && err.contains("does not exist"), "{err}");
+    assert!(stdout(&out).is_empty(), "nothing run: {}", stdout(&out));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `bench`: what one run measured (the JSON it prints is these types, serialised in field
 //! order), and the same as text tables.
 
+use crate::report::plot::GrowthPoint;
 use serde::{Deserialize, Serialize};
 
 /// The machine the figures come from.
@@ -37,6 +38,10 @@ pub struct CellRun {
     pub peak_rss_mib: f64,
     /// Memory grown per unique state.
     pub bytes_per_state: f64,
+    /// Most bytes the search's files on disk took at once, MiB (absent: it stayed in memory,
+    /// as it does without `--spill-dir`).
+    #[serde(default)]
+    pub disk_peak_mib: Option<f64>,
     /// `holds`, `violated` or `unknown` (the search stopped before deciding it).
     pub at_most_once: String,
     /// How the search ended: `exhaustive`, `answered`, or `stopped at depth N: WHY` (the
@@ -161,10 +166,42 @@ pub struct ReplayRun {
     pub wall_seconds: f64,
 }
 
+impl CellRun {
+    /// Whether the search stopped at its budget before it ended: its figures are lower bounds.
+    pub fn partial(&self) -> bool {
+        self.end.starts_with("stopped")
+    }
+
+    /// The number after `--calls` in the configuration.
+    fn calls(&self) -> Option<u32> {
+        self.config.split("--calls ").nth(1)?.split(' ').next()?.parse().ok()
+    }
+}
+
+/// The growth table's rows that vary the calls (named `calls: ...`), as points to plot,
+/// fewest calls first.
+pub fn calls_growth(rows: &[CellRun]) -> Vec<GrowthPoint> {
+    let mut points: Vec<GrowthPoint> = rows
+        .iter()
+        .filter(|r| r.name.starts_with("calls:"))
+        .filter_map(|r| {
+            Some(GrowthPoint {
+                calls: r.calls()?,
+                states: r.unique as f64,
+                seconds: r.seconds,
+                peak_mib: r.peak_rss_mib,
+                partial: r.partial(),
+            })
+        })
+        .collect();
+    points.sort_by_key(|p| p.calls);
+    points
+}
+
 /// The table of searched cells.
 fn table(rows: &[CellRun]) -> String {
     let mut out = format!(
-        "  {:<30} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8} {:>4} {:>8}  {}\n",
+        "  {:<30} {:>11} {:>10} {:>5} {:>8} {:>11} {:>9} {:>8} {:>9} {:>4} {:>8} {:>8}  {}\n",
         "cell",
         "generated",
         "unique",
@@ -173,15 +210,23 @@ fn table(rows: &[CellRun]) -> String {
         "states/s",
         "peak MiB",
         "B/state",
+        "disk MiB",
         "fp",
         "P(coll)",
+        "end",
         "at-most-once"
     );
     for r in rows {
         // The collision estimate past a million states (below it, it is negligible even at 64 bits).
         let collision = r.collision_probability.map_or("-".to_string(), |p| format!("{p:.0e}"));
+        let disk = r.disk_peak_mib.map_or("-".to_string(), |d| format!("{d:.1}"));
+        let end = match r.end.as_str() {
+            "exhaustive" => "done",
+            "answered" => "answered",
+            _ => "partial",
+        };
         out.push_str(&format!(
-            "  {:<30} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1} {:>4} {:>8}  {}\n",
+            "  {:<30} {:>11} {:>10} {:>5} {:>8.2} {:>11.0} {:>9.1} {:>8.1} {:>9} {:>4} {:>8} {:>8}  {}\n",
             r.name,
             r.generated,
             r.unique,
@@ -190,8 +235,10 @@ fn table(rows: &[CellRun]) -> String {
             r.states_per_second,
             r.peak_rss_mib,
             r.bytes_per_state,
+            disk,
             r.fingerprint_bits,
             collision,
+            end,
             r.at_most_once
         ));
     }
@@ -246,6 +293,9 @@ pub fn bench_text(r: &BenchReport) -> String {
         out.push_str("  (not run)\n");
     } else {
         out.push_str(&table(&r.growth));
+        for c in r.growth.iter().filter(|c| c.partial()) {
+            out.push_str(&format!("  {}: {} (partial: its figures are lower bounds)\n", c.name, c.end));
+        }
     }
     out.push_str("\nlargest cells within the CLI's bounds (http, framework-retry, every property and the worst case, each until it ends or reaches its memory budget):\n");
     if r.largest.is_empty() {

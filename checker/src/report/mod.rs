@@ -15,6 +15,7 @@ pub mod format;
 pub mod issue;
 pub mod json;
 pub mod markdown;
+pub mod plot;
 pub mod probe;
 pub mod probe_client;
 pub mod profiles;
