@@ -87,6 +87,12 @@ impl Seen {
     }
 }
 
+/// Which of `n` tables holds `fp`: by its low 64 bits (a 128-bit division would cost more than
+/// the lookup).
+fn part_of(fp: Fp, n: usize) -> usize {
+    (fp.max(1) as u64 % n as u64) as usize
+}
+
 /// The set of fingerprints seen, split into one table per thread by fingerprint, so that the
 /// threads of a parallel pass decide at once which successors are new, each in its own table.
 /// A fingerprint always falls in the same table, and each table takes the successors of a batch
@@ -103,7 +109,7 @@ impl Shards {
 
     /// The table `fp` belongs to (by its low bits: a table's slot is chosen by its high ones).
     fn part_of(&self, fp: Fp) -> usize {
-        (fp.max(1) % self.parts.len() as Fp) as usize
+        part_of(fp, self.parts.len())
     }
 
     /// Add `fp`; whether it was new.
@@ -124,9 +130,8 @@ impl Shards {
                 .enumerate()
                 .map(|(k, part)| {
                     scope.spawn(move || {
-                        let mine: Vec<u32> = (0..fps.len() as u32)
-                            .filter(|i| (fps[*i as usize].max(1) % n as Fp) as usize == k)
-                            .collect();
+                        let mine: Vec<u32> =
+                            (0..fps.len() as u32).filter(|i| part_of(fps[*i as usize], n) == k).collect();
                         // Load every slot before inserting any, so the cache misses overlap.
                         std::hint::black_box(part.warm(mine.iter().map(|i| fps[*i as usize])));
                         mine.into_iter().filter(|i| part.insert(fps[*i as usize])).collect()
