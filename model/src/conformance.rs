@@ -99,9 +99,11 @@ fn binding(profile: &Profile, knob: KnobId) -> bool {
 
 /// Whether the server ignores the close of a response stream that the profile says it MUST
 /// treat as a cancellation (Streamable HTTP under 2026-07-28): it goes on with the request,
-/// which that clause's SHOULD advises against.
+/// which that clause's SHOULD advises against. Not for a task-augmented request, whose task is
+/// no longer the request's (`tasks.rs`).
 fn ignores_required_cancel(config: &Config, profile: &Profile) -> bool {
-    config.transport == Transport::Http
+    config.tasks == crate::config::Tasks::None
+        && config.transport == Transport::Http
         && profile.knobs.http_disconnect_is_cancel.value
         && binding(profile, KnobId::HttpDisconnectIsCancel)
         && config.cancel() == Cancellation::Ignores
@@ -142,6 +144,7 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
         });
     }
     out.extend(server_misses_id_dedup(config, profile));
+    out.extend(crate::tasks::server_breach(config, profile));
     out
 }
 
@@ -160,6 +163,10 @@ pub fn cell_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
 pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
     if server_misses_id_dedup(config, profile).is_some_and(|b| b.binds()) {
         return id_dedup_variants(config, profile);
+    }
+    if crate::tasks::server_breach(config, profile).is_some() {
+        let durable = Config { task_records: crate::config::TaskRecords::Durable, ..config.clone() };
+        return vec![durable];
     }
     if !own_stores_where_shared_required(config, profile) {
         return Vec::new();
@@ -186,6 +193,9 @@ pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
 pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach> {
     let cfg = &model.config;
     let profile = &model.profile;
+    if let Some(b) = crate::tasks::breach(model, after, action) {
+        return vec![b];
+    }
     match *action {
         Action::ServerReceive { instance, .. } if own_stores_where_shared_required(cfg, profile) => vec![Breach {
             knob: KnobId::IdempotencyStore,
