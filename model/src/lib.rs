@@ -45,6 +45,7 @@ mod server_transitions;
 mod session;
 mod stale_citation;
 pub mod state;
+mod task_steps;
 pub mod tasks;
 pub mod text;
 pub mod trace;

@@ -201,10 +201,16 @@ fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
 /// - task-augmented `tools/call`, where the profile has tasks (2025-11-25 in the core,
 ///   2026-07-28 as the tasks extension): the cell's own `tools/call` is plain (`--tasks
 ///   augmented` checks it), or it is task-augmented, and what of tasks the model leaves out.
+///
+/// A task-augmented cell has no cancellation, handler or instance gap: no cancellation reaches
+/// its task, and the other two axes are refused with tasks (the tasks gap names them).
 pub fn not_covered(m: &McpModel) -> Vec<String> {
     let cfg = &m.config;
+    // In a task-augmented cell no cancellation reaches the task, and the handler and instance
+    // axes are refused: what it leaves out there is in the tasks gap.
+    let plain_call = cfg.tasks == Tasks::None;
     let mut gaps = Vec::new();
-    if cfg.cancel() != Cancellation::Interrupts {
+    if plain_call && cfg.cancel() != Cancellation::Interrupts {
         gaps.push(format!(
             "a server whose handler its cancellation interrupts wherever it is, between the effect and the key \
              record too; this cell's server is {}. `--cancel interrupts` checks that server.",
@@ -212,7 +218,7 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         ));
     }
     let rounds = m.profile.knobs.input_required.value != InputRequired::None;
-    if rounds && cfg.handler.kind == HandlerKind::EffectOnly {
+    if plain_call && rounds && cfg.handler.kind == HandlerKind::EffectOnly {
         let keyed = m.profile.knobs.idempotency_key.value != mcp_once_model::profile::KeyPlacement::None;
         let scope = if keyed { ", outside the idempotency key's scope" } else { "" };
         gaps.push(format!(
@@ -224,7 +230,7 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         ));
     }
     let several = m.profile.knobs.server_instances.value == mcp_once_model::profile::Instances::Several;
-    if several && cfg.transport == Transport::Http && cfg.deployment.instances == 1 {
+    if plain_call && several && cfg.transport == Transport::Http && cfg.deployment.instances == 1 {
         gaps.push(
             "a server run as several instances behind a load balancer, where a retry may reach another instance \
              than the attempt it retries, even while that attempt runs; this cell's server is one process. \
