@@ -6,7 +6,7 @@
 //! request and one response stream per attempt, in any order); client timeouts, cancellation
 //! per transport and revision, broken HTTP streams, server crashes (SIGKILL) and restarts,
 //! client retries, framework re-runs, idempotency keys and JSON-RPC ids as dedup keys, key
-//! records that expire, and outcome queries.
+//! records that expire, outcome queries, and task-augmented calls (`tasks.rs`, `task_steps.rs`).
 //!
 //! What it leaves out, on purpose:
 //! - Time. A timeout, a crash or a broken stream can happen at any moment; durations are not
