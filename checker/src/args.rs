@@ -11,7 +11,7 @@ use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, Targe
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
     Annotation, Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind,
-    Resumption, ServerImpl, StoreScope, Transport,
+    Resumption, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,6 +81,17 @@ pub struct ConfigArgs {
     /// server process lives).
     #[arg(long, value_parser = parse::<Resumption>)]
     pub resumption: Option<Resumption>,
+    /// Whether tools/call is task-augmented (under a profile with tasks: 2025-11-25,
+    /// 2026-07-28): none (default), augmented (the server answers with a CreateTaskResult
+    /// naming a task it created, the tool runs in the task, and a client that read the
+    /// CreateTaskResult polls the task instead of retrying).
+    #[arg(long, value_parser = parse::<Tasks>)]
+    pub tasks: Option<Tasks>,
+    /// With --tasks augmented, where the server keeps a task's record: durable (default: before
+    /// the CreateTaskResult, as SEP-2663 requires; it and a completed task's result survive a
+    /// crash) or volatile (in memory: lost with the process).
+    #[arg(long, value_parser = parse::<TaskRecords>)]
+    pub task_records: Option<TaskRecords>,
     /// Logical calls (1 to 4).
     #[arg(long)]
     pub calls: Option<u8>,
@@ -110,6 +121,8 @@ impl ConfigArgs {
             || self.store.is_some()
             || self.annotation.is_some()
             || self.resumption.is_some()
+            || self.tasks.is_some()
+            || self.task_records.is_some()
             || self.calls.is_some()
             || self.retries.is_some()
             || self.crashes.is_some()
@@ -133,6 +146,8 @@ impl ConfigArgs {
             .store(self.store)
             .annotation(self.annotation)
             .resumption(self.resumption)
+            .tasks(self.tasks)
+            .task_records(self.task_records)
             .calls(self.calls)
             .retries(self.retries)
             .crashes(self.crashes)

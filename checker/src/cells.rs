@@ -243,6 +243,12 @@ pub fn cell_name(config: &Config) -> String {
     if config.resumption != mcp_once_model::Resumption::None {
         more.push_str(&format!("-resumption-{}", config.resumption));
     }
+    if config.tasks != mcp_once_model::Tasks::None {
+        more.push_str(&format!("-tasks-{}", config.tasks));
+        if config.task_records != mcp_once_model::TaskRecords::Durable {
+            more.push_str(&format!("-task-records-{}", config.task_records));
+        }
+    }
     if config.session_terminations > 0 {
         more.push_str(&format!("-session-terminations-{}", config.session_terminations));
     }

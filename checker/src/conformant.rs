@@ -85,6 +85,9 @@ impl Conformant {
         if variant.deployment.instances > 1 && variant.store() != self.original.store() {
             flags.push(format!("--store {}", variant.store()));
         }
+        if variant.task_records != self.original.task_records {
+            flags.push(format!("--task-records {}", variant.task_records));
+        }
         flags.join(" ")
     }
 }

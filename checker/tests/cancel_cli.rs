@@ -62,10 +62,12 @@ fn key_after_effect_that_ignores_cancellation_holds_and_says_what_it_does_not_co
                 ),
             "{stdout}"
         );
-        // Tasks are in both revisions and not in the model: every verdict says so.
+        // Tasks are in both revisions: a verdict on a plain tools/call says it leaves them out, and
+        // which flag checks them.
         assert!(
             stdout.contains("does not cover: a task-augmented tools/call (the 2026-07-28 tasks extension, SEP-2663)")
-                && stdout.contains("leaves the client no task id to poll, and a retry creates a second task"),
+                && stdout.contains("leaves the client no task id to poll, and a retry creates a second task")
+                && stdout.contains("`--tasks augmented` checks it"),
             "{stdout}"
         );
     }

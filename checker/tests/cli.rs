@@ -192,6 +192,38 @@ fn a_proposal_file_is_checked_like_a_builtin() {
     assert!(stdout(&out).contains("at-most-once             holds"), "{}", stdout(&out));
 }
 
+/// `--tasks augmented`: the duplicate task under a lost `CreateTaskResult` (7 steps), the holding
+/// cell without retries, and a one-line refusal (exit 2) where the profile has no tasks or the
+/// task-record flag has no task to apply to.
+#[test]
+fn tasks_answer_with_the_duplicate_task_or_holds_and_refuse_where_there_are_none() {
+    let cell =
+        ["check", "--profile", "mcp-2025-11-25", "--transport", "http", "--server", "plain", "--tasks", "augmented"];
+    let bounds = ["--calls", "1", "--retries", "1", "--property", "at-most-once"];
+    let out = mcp_once!().args(cell).args(bounds).args(["--client", "retry-any", "--crashes", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("shortest counterexample: 7 steps, 2 effect(s)"), "{text}");
+    assert!(text.contains("the CreateTaskResult is lost, the client has no task id"), "{text}");
+    assert!(text.contains("task t0.1 takes the side effect"), "{text}");
+    let out = mcp_once!().args(cell).args(bounds).args(["--client", "no-retry", "--crashes", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("at-most-once             holds"), "{}", stdout(&out));
+    let dir = temp("no-tasks");
+    let path = dir.join("no-tasks.toml");
+    let cite = "revision = \"x\"\npath = \"seps/x.md\"\nsection = \"s\"\nquote = \"q\"\n";
+    std::fs::write(&path, format!(
+        "name = \"no-tasks\"\ntitle = \"2025-11-25 without tasks\"\nkind = \"proposal\"\nrevision = \"2025-11-25\"\nextends = \"mcp-2025-11-25\"\n[knobs.task_creation]\nvalue = \"none\"\n[knobs.task_creation.cite]\n{cite}"
+    )).unwrap();
+    let out = mcp_once!().args(["check", "--profile"]).arg(&path).args(["--tasks", "augmented"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("task_creation = none") && err.trim().lines().count() == 1, "{err}");
+    let out = mcp_once!().args(["check", "--task-records", "volatile"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("needs --tasks augmented"), "{}", stderr(&out));
+}
+
 #[test]
 fn matrix_json_lists_every_cell_of_a_profile() {
     let out = mcp_once!().args(["matrix", "--profile", "mcp-2026-07-28", "--format", "json"]).output().unwrap();

@@ -46,6 +46,10 @@ const NO_LENGTH: &[(&str, &str)] = &[
         "--profile mcp-2025-11-25 --transport http --client retry-on-disconnect --server plain --crashes 0 --resumption used --property at-most-once",
         "the README says it holds, and gives its variants' lengths in words (model/tests/resumption.rs checks all three)",
     ),
+    (
+        "--profile sep-3182 --transport http --client retry-any --key per-call --server key-durable --tasks augmented --calls 1 --retries 1 --crashes 1",
+        "the README says at-most-once holds there (model/tests/tasks.rs checks it, with and without the crash)",
+    ),
 ];
 
 /// The README's prose, outside its fenced blocks, one line.

@@ -80,6 +80,7 @@ impl Config {
         in_range("--crashes", b.crashes.into(), 0, MAX_CRASHES.into())?;
         self.session_applicable(profile)?;
         self.resumption_applicable(profile)?;
+        self.tasks_applicable(profile)?;
         let k = &profile.knobs;
         self.deployment_applicable(profile)?;
         let h = self.handler;

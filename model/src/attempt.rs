@@ -146,6 +146,14 @@ pub struct Attempt {
     /// answer was replayed (the continuation that answers it is of the round after); else 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub replayed_round: u8,
+    /// Task-augmented calls only (`--tasks augmented`): the client read this attempt's
+    /// `CreateTaskResult`, so it holds the task id and polls the task. Written only when set.
+    #[serde(skip_serializing_if = "is_false")]
+    pub task: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &u8) -> bool {

@@ -4,7 +4,7 @@
 
 use crate::config::{
     Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
-    ServerImpl, StoreScope, Transport,
+    ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 
 /// Builds a [`Config`] setting by setting. Each setter takes the value or an `Option` of it
@@ -23,6 +23,8 @@ pub struct ConfigBuilder {
     store: Option<StoreScope>,
     annotation: Annotation,
     resumption: Resumption,
+    tasks: Tasks,
+    task_records: TaskRecords,
     bounds: Bounds,
     session_terminations: u8,
 }
@@ -46,6 +48,8 @@ impl Config {
             store: None,
             annotation: Annotation::None,
             resumption: Resumption::None,
+            tasks: Tasks::None,
+            task_records: TaskRecords::Durable,
             bounds: Bounds::default(),
             session_terminations: 0,
         }
@@ -111,6 +115,14 @@ impl ConfigBuilder {
         resumption: Resumption => resumption
     );
     setter!(
+        /// Whether `tools/call` is task-augmented.
+        tasks: Tasks => tasks
+    );
+    setter!(
+        /// Where a task's record is kept.
+        task_records: TaskRecords => task_records
+    );
+    setter!(
         /// Logical calls.
         calls: u8 => bounds.calls
     );
@@ -153,6 +165,8 @@ impl ConfigBuilder {
             deployment: Deployment { instances: self.instances, store: self.store },
             annotation: self.annotation,
             resumption: self.resumption,
+            tasks: self.tasks,
+            task_records: self.task_records,
             bounds: self.bounds,
             session_terminations: self.session_terminations,
         }

@@ -40,7 +40,9 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
         }
     }
     for t in s.attempts.iter().flatten() {
-        for b in [t.id, t.key, t.client as u8, t.server as u8, t.round, t.instance, t.replayed_round] {
+        for b in
+            [t.id, t.key, t.client as u8 | (t.task as u8) << 7, t.server as u8, t.round, t.instance, t.replayed_round]
+        {
             put(b);
         }
     }
@@ -73,10 +75,13 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
         };
     }
     for t in s.attempts.iter_mut().flatten() {
+        let (id, key, side) = (next()?, next()?, next()?);
         *t = Attempt {
-            id: next()?,
-            key: next()?,
-            client: client(next()?)?,
+            id,
+            key,
+            // The client side's high bit: whether the client holds the attempt's task id.
+            client: client(side & 0x7f)?,
+            task: side & 0x80 != 0,
             server: server(next()?)?,
             round: next()?,
             instance: next()?,

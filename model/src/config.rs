@@ -9,6 +9,7 @@ pub use crate::handler::{Handler, HandlerKind};
 use crate::named::named_enum;
 pub use crate::resumption::Resumption;
 use crate::state::Failure;
+pub use crate::tasks::{TaskRecords, Tasks};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -275,6 +276,10 @@ pub struct Config {
     /// Whether broken response streams are resumed (default: none), where a profile lets a
     /// server make them resumable.
     pub resumption: Resumption,
+    /// Whether `tools/call` is task-augmented (default: none), where the profile has tasks.
+    pub tasks: Tasks,
+    /// Where a task-augmented call's task record is kept (default: durable).
+    pub task_records: TaskRecords,
     /// Bounds.
     pub bounds: Bounds,
     /// How many times the server may terminate the client's HTTP session (0 to
@@ -306,6 +311,10 @@ struct ConfigFile {
     annotation: Annotation,
     #[serde(default, skip_serializing_if = "is_no_resumption")]
     resumption: Resumption,
+    #[serde(default, skip_serializing_if = "is_no_tasks")]
+    tasks: Tasks,
+    #[serde(default, skip_serializing_if = "is_durable")]
+    task_records: TaskRecords,
     bounds: Bounds,
     #[serde(default, skip_serializing_if = "is_zero")]
     session_terminations: u8,
@@ -321,6 +330,14 @@ fn is_no_annotation(a: &Annotation) -> bool {
 
 fn is_no_resumption(r: &Resumption) -> bool {
     *r == Resumption::None
+}
+
+fn is_no_tasks(t: &Tasks) -> bool {
+    *t == Tasks::None
+}
+
+fn is_durable(r: &TaskRecords) -> bool {
+    *r == TaskRecords::Durable
 }
 
 fn one() -> u8 {
@@ -352,6 +369,8 @@ impl From<Config> for ConfigFile {
             store,
             annotation: c.annotation,
             resumption: c.resumption,
+            tasks: c.tasks,
+            task_records: c.task_records,
             bounds: c.bounds,
             session_terminations: c.session_terminations,
         }
@@ -371,6 +390,8 @@ impl From<ConfigFile> for Config {
             deployment: Deployment { instances: f.instances, store: f.store },
             annotation: f.annotation,
             resumption: f.resumption,
+            tasks: f.tasks,
+            task_records: f.task_records,
             bounds: f.bounds,
             session_terminations: f.session_terminations,
         }
@@ -382,7 +403,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{}{} --calls {} --retries {} --crashes {}{}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{}{}{} --calls {} --retries {} --crashes {}{}",
             self.profile,
             self.transport,
             self.client,
@@ -401,6 +422,11 @@ impl fmt::Display for Config {
             match self.resumption {
                 Resumption::None => String::new(),
                 r => format!(" --resumption {r}"),
+            },
+            match (self.tasks, self.task_records) {
+                (Tasks::None, _) => String::new(),
+                (t, TaskRecords::Durable) => format!(" --tasks {t}"),
+                (t, r) => format!(" --tasks {t} --task-records {r}"),
             },
             self.bounds.calls,
             self.bounds.retries,

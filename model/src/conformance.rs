@@ -11,9 +11,11 @@
 //! shows first.
 
 use crate::action::Action;
-use crate::config::{Cancellation, Config, Deployment, KeyLifetime, ServerImpl, StoreScope, Transport};
+use crate::config::{
+    Cancellation, Config, Deployment, KeyLifetime, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
+};
 use crate::model::McpModel;
-use crate::profile::{CancelledMessages, IdDedup, IdempotencyStore, InputRequired, KnobId, Profile};
+use crate::profile::{CancelledMessages, IdDedup, IdempotencyStore, InputRequired, KnobId, Profile, TaskCreation};
 use crate::request_state::presented_state;
 use crate::state::{Failure, ServerSide, State};
 use std::fmt;
@@ -99,9 +101,11 @@ fn binding(profile: &Profile, knob: KnobId) -> bool {
 
 /// Whether the server ignores the close of a response stream that the profile says it MUST
 /// treat as a cancellation (Streamable HTTP under 2026-07-28): it goes on with the request,
-/// which that clause's SHOULD advises against.
+/// which that clause's SHOULD advises against. Not for a task-augmented request, whose task is
+/// no longer the request's (`tasks.rs`).
 fn ignores_required_cancel(config: &Config, profile: &Profile) -> bool {
-    config.transport == Transport::Http
+    config.tasks == Tasks::None
+        && config.transport == Transport::Http
         && profile.knobs.http_disconnect_is_cancel.value
         && binding(profile, KnobId::HttpDisconnectIsCancel)
         && config.cancel() == Cancellation::Ignores
@@ -142,6 +146,7 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
         });
     }
     out.extend(server_misses_id_dedup(config, profile));
+    out.extend(volatile_task_records(config, profile));
     out
 }
 
@@ -160,6 +165,10 @@ pub fn cell_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
 pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
     if server_misses_id_dedup(config, profile).is_some_and(|b| b.binds()) {
         return id_dedup_variants(config, profile);
+    }
+    if volatile_task_records(config, profile).is_some() {
+        let durable = Config { task_records: TaskRecords::Durable, ..config.clone() };
+        return vec![durable];
     }
     if !own_stores_where_shared_required(config, profile) {
         return Vec::new();
@@ -186,6 +195,9 @@ pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
 pub fn breaches(model: &McpModel, after: &State, action: &Action) -> Vec<Breach> {
     let cfg = &model.config;
     let profile = &model.profile;
+    if let Some(b) = task_breach(model, after, action) {
+        return vec![b];
+    }
     match *action {
         Action::ServerReceive { instance, .. } if own_stores_where_shared_required(cfg, profile) => vec![Breach {
             knob: KnobId::IdempotencyStore,
@@ -410,4 +422,40 @@ fn step_breaches(model: &McpModel, states: &[State], actions: &[Action], i: usiz
         _ => {}
     }
     out
+}
+
+/// The rule a step breaks under tasks: a `CreateTaskResult` returned for a task whose record is
+/// in memory only, under a profile that requires it durable first (SEP-2663's MUST NOT).
+fn task_breach(model: &McpModel, after: &State, action: &Action) -> Option<Breach> {
+    let Action::ServerReceive { call, attempt, .. } = *action else { return None };
+    let t = after.attempts[call as usize][attempt as usize];
+    let created = model.config.tasks == Tasks::Augmented && t.server == ServerSide::Pending;
+    let required = model.profile.knobs.task_creation.value == TaskCreation::DurableBeforeResult;
+    if !(created && required && model.config.task_records == TaskRecords::Volatile) {
+        return None;
+    }
+    Some(Breach {
+        knob: KnobId::TaskCreation,
+        keyword: Keyword::MustNot,
+        what: format!(
+            "the server returns the CreateTaskResult of task t{call}.{attempt} (id {}) while the task's record \
+             is in memory only: a tasks/get after a crash would not resolve",
+            t.id
+        ),
+    })
+}
+
+/// The rule the cell's server breaks by what it is: task records in memory only, under a
+/// profile that requires them durable before the `CreateTaskResult`.
+fn volatile_task_records(config: &Config, profile: &Profile) -> Option<Breach> {
+    let breaks = config.tasks == Tasks::Augmented
+        && config.task_records == TaskRecords::Volatile
+        && profile.knobs.task_creation.value == TaskCreation::DurableBeforeResult;
+    breaks.then(|| Breach {
+        knob: KnobId::TaskCreation,
+        keyword: Keyword::MustNot,
+        what: "the server returns a CreateTaskResult for a task whose record is in memory only, which the profile \
+               requires to be durably created first"
+            .into(),
+    })
 }

@@ -74,8 +74,9 @@ impl State {
                 } else {
                     String::new()
                 };
+                let task = if t.task { ", task id held" } else { "" };
                 out.push(format!(
-                    "  attempt {a}: id {}, {key}{round}, client {:?}, server {:?}{replayed}{on}",
+                    "  attempt {a}: id {}, {key}{round}, client {:?}{task}, server {:?}{replayed}{on}",
                     t.id, t.client, t.server
                 ));
             }
@@ -166,6 +167,7 @@ mod tests {
             round: 0,
             instance: 0,
             replayed_round: 0,
+            task: false,
         };
         s.ledger[0] = 1;
         s.keys_durable[0][0] = 1;

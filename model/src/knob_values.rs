@@ -273,3 +273,20 @@ named_enum!(
         ShouldNotUnlessIdempotentOrReadOnly = "should-not-unless-idempotent-or-read-only",
     }
 );
+named_enum!(
+    /// Whether a `tools/call` may be task-augmented (the receiver answers with a task it
+    /// created, named by an id it generated), and what the receiver must have done before it
+    /// returns that id (`--tasks`, `--task-records`).
+    TaskCreation {
+        /// No tasks (a profile written before this knob existed): `--tasks augmented` is
+        /// outside the profile.
+        None = "none",
+        /// Tasks with receiver-generated ids, and no rule on when the task's record is durable
+        /// (2025-11-25): a server keeping it in memory is conformant.
+        ReceiverIds = "receiver-ids",
+        /// Tasks with receiver-generated ids whose record MUST be durable before the
+        /// `CreateTaskResult` is returned (SEP-2663): a server keeping it in memory breaks it
+        /// at every `CreateTaskResult`.
+        DurableBeforeResult = "durable-before-result",
+    }
+);

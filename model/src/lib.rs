@@ -45,6 +45,8 @@ mod server_transitions;
 mod session;
 mod stale_citation;
 pub mod state;
+mod task_steps;
+pub mod tasks;
 pub mod text;
 pub mod trace;
 mod view;
@@ -56,7 +58,7 @@ pub use behaviour_key::BehaviourKey;
 pub use builder::ConfigBuilder;
 pub use config::{
     Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
-    ServerImpl, StoreScope, Transport,
+    ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 pub use model::McpModel;
 pub use named::BadValue;

@@ -6,7 +6,7 @@
 //! request and one response stream per attempt, in any order); client timeouts, cancellation
 //! per transport and revision, broken HTTP streams, server crashes (SIGKILL) and restarts,
 //! client retries, framework re-runs, idempotency keys and JSON-RPC ids as dedup keys, key
-//! records that expire, and outcome queries.
+//! records that expire, outcome queries, and task-augmented calls (`tasks.rs`, `task_steps.rs`).
 //!
 //! What it leaves out, on purpose:
 //! - Time. A timeout, a crash or a broken stream can happen at any moment; durations are not
@@ -30,7 +30,7 @@
 
 use crate::action::Action;
 use crate::applicable::NotApplicable;
-use crate::config::{Cancellation, Config, KeyLifetime, Resumption, ServerImpl, Transport};
+use crate::config::{Cancellation, Config, KeyLifetime, Resumption, ServerImpl, Tasks, Transport};
 use crate::profile::{HttpCancel, IdScope, InProgress, KeySemantics, Profile, Resumability, RetryId, StdioCancel};
 use crate::state::{Attempt, ClientSide, Failure, Msg, Phase, ServerSide, State, View, MAX_ATTEMPTS, MAX_IDS};
 use stateright::Model;
@@ -82,9 +82,13 @@ impl McpModel {
             ordered: !http,
             id_scope: k.request_id_scope.value,
             retry_id: k.retry_request_id.value,
-            cancel_on_timeout: k.timeout_sends_cancel.value && (http || k.stdio_cancel.value != StdioCancel::None),
+            // A task-augmented request is cancelled only with `tasks/cancel` (`tasks.rs`).
+            cancel_on_timeout: k.timeout_sends_cancel.value
+                && (http || k.stdio_cancel.value != StdioCancel::None)
+                && config.tasks == Tasks::None,
             disconnect_cancels: http
-                && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream),
+                && (k.http_disconnect_is_cancel.value || k.http_cancel.value == HttpCancel::CloseStream)
+                && config.tasks == Tasks::None,
             // Every server resumes, or (where a server may) this one does and its client
             // reconnects to take the response (`--resumption used`).
             streams_resume: k.sse_resumability.value == Resumability::Required
@@ -268,6 +272,7 @@ impl McpModel {
             server: if up { ServerSide::Unseen } else { ServerSide::Lost },
             instance: 0,
             replayed_round: 0,
+            task: false,
         };
         if up {
             s.inbox.push(Msg::request(c, a), self.rules.ordered);
@@ -318,11 +323,15 @@ impl Model for McpModel {
                     let a = s.latest(c).expect("waiting without an attempt");
                     let t = s.attempts[c][a];
                     let a8 = a as u8;
-                    if t.server.responded() {
+                    if t.server.responded() || self.task_handle_readable(s, c, a) {
                         out.push(Action::ClientReceive { call: c8, attempt: a8 });
                     }
                     if t.server == ServerSide::Lost {
                         out.push(Action::ClientSeesDisconnect { call: c8, attempt: a8 });
+                    }
+                    // A client holding a task id polls the task: no timeout, no stream.
+                    if self.polls_task(s, c, a) {
+                        continue;
                     }
                     out.push(Action::ClientTimeout { call: c8, attempt: a8 });
                     if cfg.transport == Transport::Http && t.server != ServerSide::Lost && !self.rules.streams_resume {
@@ -461,6 +470,9 @@ impl McpModel {
             }
             Action::ClientReceive { call, attempt } => {
                 let (c, a) = idx(call, attempt);
+                if self.read_task_handle(s, c, a) {
+                    return true;
+                }
                 s.attempts[c][a].client = ClientSide::Answered;
                 if s.attempts[c][a].server == ServerSide::RespondedError {
                     Self::fail(s, c, Failure::ErrorReply);
@@ -471,8 +483,9 @@ impl McpModel {
             }
             Action::ClientSeesDisconnect { call, attempt } => {
                 let (c, a) = idx(call, attempt);
+                let failure = self.lost_failure(s, c, a);
                 s.attempts[c][a].client = ClientSide::Broken;
-                Self::fail(s, c, Failure::Disconnect);
+                Self::fail(s, c, failure);
             }
             Action::StreamBreak { call, attempt } => {
                 let (c, a) = idx(call, attempt);

@@ -148,6 +148,9 @@ pub struct Knobs {
     pub request_id_dedup: Knob<IdDedup>,
     /// Whether a client may retry a `tools/call` after a timeout, by the tool's annotations.
     pub retry_after_timeout: Knob<RetryAfterTimeout>,
+    /// Whether a `tools/call` may be task-augmented, and whether its task must be durable
+    /// before the `CreateTaskResult`.
+    pub task_creation: Knob<TaskCreation>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -346,6 +349,7 @@ raw_knobs!(
     session_termination => SessionTermination: SessionTermination = SessionTermination::None,
     request_id_dedup => RequestIdDedup: IdDedup = IdDedup::Unspecified,
     retry_after_timeout => RetryAfterTimeout: RetryAfterTimeout = RetryAfterTimeout::Unspecified,
+    task_creation => TaskCreation: TaskCreation = TaskCreation::None,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

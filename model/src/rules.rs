@@ -13,6 +13,7 @@ use crate::state::{ClientSide, ServerSide, State};
 /// to `after`.
 pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId> {
     let mut knobs = step_knobs(model, after, action);
+    knobs.extend(crate::task_steps::knobs(model, after, action));
     // With several instances, which instance reads a request is the load balancer's choice,
     // which the profile allows; where each has its own store, the profile's store rule (a MUST
     // of SEP-3182) is what that server breaks.
@@ -155,7 +156,8 @@ pub fn citations<'m>(model: &'m McpModel, after: &State, action: &Action) -> Vec
 /// duplicates waiting on a key (`idempotency_in_progress = wait`): they are answered in the step
 /// that ends the request they wait on.
 pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State) -> String {
-    let mut out = describe_step(model, before, action, after);
+    let task_step = crate::task_steps::describe(model, before, action, after);
+    let mut out = task_step.unwrap_or_else(|| describe_step(model, before, action, after));
     for (c, attempts) in after.attempts.iter().enumerate() {
         for (a, t) in attempts.iter().enumerate() {
             let woken = match (before.attempts[c][a].server, t.server) {

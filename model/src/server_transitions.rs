@@ -327,5 +327,6 @@ impl McpModel {
         if self.config.server != ServerImpl::DedupByIdDurable {
             s.ids_seen[own] = [0; MAX_IDS + 1];
         }
+        self.crash_tasks(s, instance);
     }
 }

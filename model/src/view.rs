@@ -42,7 +42,8 @@ type CallBlock = (u64, u128);
 
 /// An attempt's facts in one word: byte 0 its MRTR round (bits 2-3), the instance that read it
 /// (bit 4) and the round of a replayed input request (bits 6-7); byte 1 its id; byte 2 its key
-/// (bits 0-3) and client side (bits 4-6); byte 3 its server side.
+/// (bits 0-3), client side (bits 4-6) and whether the client holds its task id (bit 7, under
+/// `CLIENT`: kept exactly where the client side is); byte 3 its server side.
 fn raw(t: &Attempt) -> u32 {
     (t.round as u32) << 2
         | (t.instance as u32) << 4
@@ -50,6 +51,7 @@ fn raw(t: &Attempt) -> u32 {
         | (t.id as u32) << 8
         | (t.key as u32) << 16
         | (t.client as u32) << 20
+        | (t.task as u32) << 23
         | (t.server as u32) << 24
 }
 

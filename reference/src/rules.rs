@@ -68,6 +68,11 @@ pub const MAX_REQUESTS: usize = 4;
 impl Rules {
     /// The facts of `config` under `profile`.
     pub fn new(config: &Config, profile: &Profile) -> Rules {
+        // Written after the reference: a task-augmented tools/call (its CreateTaskResult, the
+        // effect run in the task, the client polling) is not modelled here.
+        if config.tasks != mcp_once_model::Tasks::None {
+            panic!("the reference model does not cover task-augmented tools/call (--tasks {})", config.tasks);
+        }
         let k = &profile.knobs;
         let http = config.transport == Transport::Http;
         let stdio_can_cancel = k.stdio_cancel.value == StdioCancel::Notification;

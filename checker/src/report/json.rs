@@ -23,8 +23,8 @@ use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, StoreScope, Transport,
-    Verdict, WorstSearch,
+    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, StoreScope,
+    TaskRecords, Tasks, Transport, Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -66,6 +66,13 @@ pub struct ConfigRecord<'a> {
     /// the preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<StoreScope>,
+    /// Where a task's record is kept, under task-augmented calls, where not durable (absent:
+    /// durable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_records: Option<TaskRecords>,
+    /// Whether `tools/call` is task-augmented, where it is (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Tasks>,
     /// Transport.
     pub transport: Transport,
 }
@@ -86,6 +93,8 @@ impl<'a> ConfigRecord<'a> {
             rounds: Some(c.handler.rounds).filter(|r| *r != 0),
             server: c.server,
             store: c.deployment.store,
+            task_records: Some(c.task_records).filter(|r| *r != TaskRecords::Durable),
+            tasks: Some(c.tasks).filter(|t| *t != Tasks::None),
             transport: c.transport,
         }
     }

@@ -6,10 +6,12 @@ use crate::conformant::{Conformant, ConformantAnswer};
 use crate::report::sequence::mermaid;
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
-use mcp_once_model::profile::{InputRequired, Revision};
+use mcp_once_model::profile::{InputRequired, TaskCreation};
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, Transport, Verdict};
+use mcp_once_model::{
+    Cancellation, HandlerKind, McpModel, PropertyKind, ServerImpl, TaskRecords, Tasks, Transport, Verdict,
+};
 use std::fmt::Write;
 
 /// An issue-ready Markdown report of one trace.
@@ -196,12 +198,19 @@ fn conformant_markdown(k: &Conformant, p: PropertyKind, same: bool) -> String {
 ///   input: a handler that runs again on every round;
 /// - key records leaving their window, where the cell's server keeps expiring records that the
 ///   profile's retention keeps past every retry its clients may send;
-/// - task-augmented `tools/call`, in every cell: both revisions have tasks (2025-11-25 in the
-///   core, 2026-07-28 as the tasks extension) and the model has none yet.
+/// - task-augmented `tools/call`, where the profile has tasks (2025-11-25 in the core,
+///   2026-07-28 as the tasks extension): the cell's own `tools/call` is plain (`--tasks
+///   augmented` checks it), or it is task-augmented, and what of tasks the model leaves out.
+///
+/// A task-augmented cell has no cancellation, handler or instance gap: no cancellation reaches
+/// its task, and the other two axes are refused with tasks (the tasks gap names them).
 pub fn not_covered(m: &McpModel) -> Vec<String> {
     let cfg = &m.config;
+    // In a task-augmented cell no cancellation reaches the task, and the handler and instance
+    // axes are refused: what it leaves out there is in the tasks gap.
+    let plain_call = cfg.tasks == Tasks::None;
     let mut gaps = Vec::new();
-    if cfg.cancel() != Cancellation::Interrupts {
+    if plain_call && cfg.cancel() != Cancellation::Interrupts {
         gaps.push(format!(
             "a server whose handler its cancellation interrupts wherever it is, between the effect and the key \
              record too; this cell's server is {}. `--cancel interrupts` checks that server.",
@@ -209,7 +218,7 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         ));
     }
     let rounds = m.profile.knobs.input_required.value != InputRequired::None;
-    if rounds && cfg.handler.kind == HandlerKind::EffectOnly {
+    if plain_call && rounds && cfg.handler.kind == HandlerKind::EffectOnly {
         let keyed = m.profile.knobs.idempotency_key.value != mcp_once_model::profile::KeyPlacement::None;
         let scope = if keyed { ", outside the idempotency key's scope" } else { "" };
         gaps.push(format!(
@@ -221,7 +230,7 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         ));
     }
     let several = m.profile.knobs.server_instances.value == mcp_once_model::profile::Instances::Several;
-    if several && cfg.transport == Transport::Http && cfg.deployment.instances == 1 {
+    if plain_call && several && cfg.transport == Transport::Http && cfg.deployment.instances == 1 {
         gaps.push(
             "a server run as several instances behind a load balancer, where a retry may reach another instance \
              than the attempt it retries, even while that attempt runs; this cell's server is one process. \
@@ -239,27 +248,39 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
              retries later than that is outside the profile; a profile with a longer `retry_horizon` checks it."
         ));
     }
-    gaps.push(tasks_gap(m.profile.revision));
+    gaps.extend(tasks_gap(m));
     gaps
 }
 
-/// What no cell covers of tasks: the model's `tools/call` is always answered with the tool's own
-/// result, never with a `CreateTaskResult` and the effect run in the task.
-fn tasks_gap(revision: Revision) -> String {
-    let (what, durable) = match revision {
-        Revision::R2025_11_25 => ("2025-11-25 `basic/utilities/tasks.mdx`", ""),
-        Revision::R2026_07_28 => (
-            "the 2026-07-28 tasks extension, SEP-2663",
-            " (the extension's \"A server **MUST NOT** return `CreateTaskResult` until the task is durably created\" \
-             keeps the first task, not the client's knowledge of it)",
-        ),
+/// What a cell leaves out of tasks, where the profile has them: the task-augmented `tools/call`
+/// itself in a cell without `--tasks augmented`, else the parts of tasks the model does not
+/// take (`tasks.rs`).
+fn tasks_gap(m: &McpModel) -> Option<String> {
+    let rule = m.profile.knobs.task_creation.value;
+    let what = match rule {
+        TaskCreation::None => return None,
+        TaskCreation::ReceiverIds => "2025-11-25 `basic/utilities/tasks.mdx`",
+        TaskCreation::DurableBeforeResult => "the 2026-07-28 tasks extension, SEP-2663",
     };
-    format!(
-        "a task-augmented tools/call ({what}): the server answers `CreateTaskResult` with a task id it generates \
-         and runs the tool's effect in the task; a `CreateTaskResult` lost to a timeout, a broken stream or a crash \
-         leaves the client no task id to poll, and a retry creates a second task{durable}. Not modelled: this \
-         cell's tools/call is answered with the tool's own result."
-    )
+    if m.config.tasks == Tasks::None {
+        return Some(format!(
+            "a task-augmented tools/call ({what}): the server answers `CreateTaskResult` with a task id it \
+             generates and runs the tool's effect in the task; a `CreateTaskResult` lost to a timeout, a broken \
+             stream or a crash leaves the client no task id to poll, and a retry creates a second task. This \
+             cell's tools/call is answered with the tool's own result. `--tasks augmented` checks it."
+        ));
+    }
+    Some(format!(
+        "of tasks ({what}): a server that stops a task's work on `tasks/cancel` or resumes it after a restart \
+         (here the work runs until it ends or the process dies, and the client never cancels a task), a task \
+         purged at its `ttl`, a client that gives up polling, and tasks on several instances. This cell's task \
+         records are {} ({}).",
+        m.config.task_records,
+        match m.config.task_records {
+            TaskRecords::Durable => "a poll after a crash finds the task, failed if its work had not completed",
+            TaskRecords::Volatile => "a poll after a crash finds no task",
+        }
+    ))
 }
 
 /// The faults of a trace, in words (`a client timeout, a server crash (SIGKILL) and restart`).

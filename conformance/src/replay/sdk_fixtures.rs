@@ -259,6 +259,14 @@ impl FixturePaths {
         profile: &Profile,
         dir: &Path,
     ) -> Result<ReplayOptions, FixtureError> {
+        // The fixtures' tools/call answers with the tool's result, never with a task.
+        if config.tasks != mcp_once_model::Tasks::None {
+            return Err(FixtureError::Cannot(format!(
+                "the {} fixture answers tools/call with the tool's own result: it has no task-augmented tools/call (--tasks {})",
+                sdk.as_str(),
+                config.tasks
+            )));
+        }
         let server = config.server;
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
         let mut more: Vec<String> = match sdk.cancel_option(server, config.cancel)? {
