@@ -596,6 +596,34 @@ fn a_matrix_gives_the_same_report_on_one_thread_and_on_two() {
 }
 
 #[test]
+fn one_cell_searched_on_two_threads_gives_the_report_of_one_thread() {
+    // One cell: the two threads share its search (a fingerprint table split between them).
+    let cell = ["check", "--profile", "sep-3182", "--transport", "http", "--client", "retry-any", "--key", "per-call"];
+    let cell = [&cell[..], &["--server", "key-durable", "--calls", "3", "--retries", "2", "--crashes", "1"]].concat();
+    let (one, code_one) = answers_without_times(&[&cell[..], &["--threads", "1"]].concat());
+    let (two, code_two) = answers_without_times(&[&cell[..], &["--threads", "2"]].concat());
+    assert_eq!(code_one, Some(1), "no-silent-effect is violated: {one}");
+    assert_eq!(code_one, code_two);
+    assert_eq!(one, two, "the same report but for the times");
+}
+
+#[test]
+fn four_calls_are_checked_and_a_fifth_is_refused_naming_the_bound() {
+    let cell = ["check", "--profile", "mcp-2026-07-28", "--transport", "stdio", "--client", "retry-any"];
+    let four = [&cell[..], &["--server", "plain", "--calls", "4", "--retries", "1", "--crashes", "0"]].concat();
+    let out = mcp_once!().args(&four).args(["--property", "at-most-once"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("at-most-once") && printed.contains("VIOLATED"), "{printed}");
+    let five = [&cell[..], &["--server", "plain", "--calls", "5"]].concat();
+    let out = mcp_once!().args(&five).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("--calls 5 is out of range (1 to 4)"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+}
+
+#[test]
 fn a_thread_count_of_zero_is_refused_naming_the_flag() {
     let out = mcp_once!().args(["check", "--threads", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -74,7 +74,7 @@ pub fn search<M>(model: &M, properties: &[M::Property], options: Options) -> Fou
 where
     M: DiskCodec + Sync,
     M::State: Send + Sync,
-    M::Action: Send,
+    M::Action: Send + Sync,
 {
     let started = Instant::now();
     let builder = Fingerprinter::new();
@@ -112,7 +112,7 @@ where
     // With several threads: the states taken off the queue together, their successors, and
     // whether each successor is new.
     let mut batch: VecDeque<(M::State, u32, u32)> = VecDeque::new();
-    let mut built = Vec::new().into_iter();
+    let mut built = Vec::<Vec<(M::Action, Fp)>>::new().into_iter().flatten();
     let mut counts = Vec::new().into_iter();
     let mut fresh = Vec::new().into_iter();
     loop {
@@ -120,18 +120,14 @@ where
             let n = queue.len().min(BATCH);
             batch.extend(queue.drain(..n));
             let runs = expand(model, &builder, batch.make_contiguous(), |x| &x.0, threads);
-            let (mut all, mut each) = (Vec::new(), Vec::with_capacity(batch.len()));
+            let mut each = Vec::with_capacity(batch.len());
+            let mut all = Vec::with_capacity(runs.len());
             for run in runs {
-                if all.is_empty() {
-                    all = run.successors;
-                } else {
-                    all.extend(run.successors);
-                }
+                all.push(run.successors);
                 each.extend(run.counts);
             }
-            let fps: Vec<Fp> = all.iter().map(|x| x.1).collect();
-            fresh = shards.insert_all(&fps).into_iter();
-            (built, counts) = (all.into_iter(), each.into_iter());
+            fresh = shards.insert_all(&all).into_iter();
+            (built, counts) = (all.into_iter().flatten(), each.into_iter());
         }
         let next = if threads > 1 { batch.pop_front() } else { queue.pop_front() };
         let Some((s, node, depth)) = next else { break };
@@ -154,7 +150,7 @@ where
             if threads > 1 {
                 // The tables already hold the new successors of the states going back to the
                 // queue: they are left out, to be found new again when those states are expanded.
-                let ahead = built.as_slice().iter().zip(fresh.as_slice()).filter(|(_, new)| **new);
+                let ahead = built.zip(fresh.as_slice()).filter(|(_, new)| **new);
                 let ahead: std::collections::HashSet<Fp> = ahead.map(|(x, _)| x.1.max(1)).collect();
                 seen = std::mem::replace(&mut shards, Shards::new(0)).into_one(&ahead);
             }

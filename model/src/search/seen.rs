@@ -87,10 +87,10 @@ impl Seen {
     }
 }
 
-/// Which of `n` tables holds `fp`: by its low 64 bits (a 128-bit division would cost more than
-/// the lookup).
+/// Which of `n` tables holds `fp`: its low 64 bits scaled to `n` by a multiplication (every
+/// thread computes this for every successor of a batch, so no division).
 fn part_of(fp: Fp, n: usize) -> usize {
-    (fp.max(1) as u64 % n as u64) as usize
+    ((fp.max(1) as u64 as u128 * n as u128) >> 64) as usize
 }
 
 /// The set of fingerprints seen, split into one table per thread by fingerprint, so that the
@@ -118,28 +118,31 @@ impl Shards {
         self.parts[k].insert(fp)
     }
 
-    /// Add every fingerprint of `fps`, one thread per table; for each, in order, whether it was
-    /// new (the first of equal fingerprints is).
-    pub(crate) fn insert_all(&mut self, fps: &[Fp]) -> Vec<bool> {
+    /// Add the fingerprint of every item of `runs` (taken as one sequence, in order), one thread
+    /// per table; for each item, in order, whether its fingerprint was new (the first of equal
+    /// fingerprints is).
+    pub(crate) fn insert_all<A: Sync>(&mut self, runs: &[Vec<(A, Fp)>]) -> Vec<bool> {
         let n = self.parts.len();
-        let mut fresh = vec![false; fps.len()];
+        let total: usize = runs.iter().map(|r| r.len()).sum();
+        let all = || runs.iter().flatten().map(|x| x.1).enumerate();
         let found: Vec<Vec<u32>> = std::thread::scope(|scope| {
-            let runs: Vec<_> = self
+            let threads: Vec<_> = self
                 .parts
                 .iter_mut()
                 .enumerate()
                 .map(|(k, part)| {
                     scope.spawn(move || {
-                        let mine: Vec<u32> =
-                            (0..fps.len() as u32).filter(|i| part_of(fps[*i as usize], n) == k).collect();
+                        let mine: Vec<(u32, Fp)> =
+                            all().filter(|(_, fp)| part_of(*fp, n) == k).map(|(i, fp)| (i as u32, fp)).collect();
                         // Load every slot before inserting any, so the cache misses overlap.
-                        std::hint::black_box(part.warm(mine.iter().map(|i| fps[*i as usize])));
-                        mine.into_iter().filter(|i| part.insert(fps[*i as usize])).collect()
+                        std::hint::black_box(part.warm(mine.iter().map(|x| x.1)));
+                        mine.into_iter().filter(|(_, fp)| part.insert(*fp)).map(|(i, _)| i).collect()
                     })
                 })
                 .collect();
-            runs.into_iter().map(|h| h.join().expect("a searching thread panicked")).collect()
+            threads.into_iter().map(|h| h.join().expect("a searching thread panicked")).collect()
         });
+        let mut fresh = vec![false; total];
         for i in found.into_iter().flatten() {
             fresh[i as usize] = true;
         }
