@@ -64,7 +64,7 @@ fn main_lengths<M>(model: &M) -> Lengths
 where
     M: DiskCodec<Property = PropertyKind> + Sync,
     M::State: Send + Sync,
-    M::Action: Send,
+    M::Action: Send + Sync,
 {
     let found = search(model, PropertyKind::ALL, Options { worst: true, ..Options::default() });
     let violations = found.violations.iter().map(|v| v.as_ref().map(Vec::len)).collect();
