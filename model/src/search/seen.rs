@@ -107,7 +107,7 @@ impl Shards {
         Shards { parts: (0..n).map(|_| Seen::new()).collect() }
     }
 
-    /// The table `fp` belongs to (by its low bits: a table's slot is chosen by its high ones).
+    /// The table `fp` belongs to (by its low 64 bits: a table's slot is chosen by its top ones).
     fn part_of(&self, fp: Fp) -> usize {
         part_of(fp, self.parts.len())
     }
