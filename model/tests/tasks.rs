@@ -216,6 +216,18 @@ fn tasks_apply_where_the_profile_has_them_and_with_what_the_model_takes() {
     assert!(c.to_string().contains("--tasks augmented --task-records volatile"), "{c}");
 }
 
+/// Assert that `m` and its unreduced model give every property the same verdict and shortest
+/// counterexample length, and the same worst case.
+fn assert_same_as_unreduced(m: &McpModel) {
+    let full = m.without_reductions();
+    let (ours, theirs) = (explore(m, PropertyKind::ALL), explore(&full, PropertyKind::ALL));
+    for (a, b) in ours.results.iter().zip(&theirs.results) {
+        let len = |r: &search::CheckResult| r.counterexample.as_ref().map(|c| c.actions.len());
+        assert_eq!((a.verdict, len(a)), (b.verdict, len(b)), "{} under {}", a.property, m.config);
+    }
+    assert_eq!(ours.worst.effects, theirs.worst.effects, "worst case under {}", m.config);
+}
+
 /// The reductions change nothing on the tasks axis: every property's verdict and shortest
 /// length, and the worst case, against the model with every reduction off, on every client,
 /// the store-less and id-table servers (2025-11-25, both transports) and the key stores
@@ -240,13 +252,7 @@ fn the_reductions_hold_on_the_tasks_axis() {
                         let m = with_crashes(&model(profile, *client, key, server, records), crashes);
                         let config = Config { transport, ..m.config.clone() };
                         let Ok(m) = McpModel::new(config, m.profile.clone()) else { continue };
-                        let full = m.without_reductions();
-                        let (ours, theirs) = (explore(&m, PropertyKind::ALL), explore(&full, PropertyKind::ALL));
-                        for (a, b) in ours.results.iter().zip(&theirs.results) {
-                            let len = |r: &search::CheckResult| r.counterexample.as_ref().map(|c| c.actions.len());
-                            assert_eq!((a.verdict, len(a)), (b.verdict, len(b)), "{} under {}", a.property, m.config);
-                        }
-                        assert_eq!(ours.worst.effects, theirs.worst.effects, "worst case under {}", m.config);
+                        assert_same_as_unreduced(&m);
                         compared += 1;
                     }
                 }
@@ -269,14 +275,7 @@ fn the_reductions_hold_on_two_calls_with_tasks() {
             for records in [TaskRecords::Durable, TaskRecords::Volatile] {
                 let m = model(profile, client, key, server, records);
                 let config = Config { bounds: Bounds { calls: 2, retries: 1, crashes: 1 }, ..m.config.clone() };
-                let m = McpModel::new(config, m.profile.clone()).unwrap();
-                let full = m.without_reductions();
-                let (ours, theirs) = (explore(&m, PropertyKind::ALL), explore(&full, PropertyKind::ALL));
-                for (a, b) in ours.results.iter().zip(&theirs.results) {
-                    let len = |r: &search::CheckResult| r.counterexample.as_ref().map(|c| c.actions.len());
-                    assert_eq!((a.verdict, len(a)), (b.verdict, len(b)), "{} under {}", a.property, m.config);
-                }
-                assert_eq!(ours.worst.effects, theirs.worst.effects, "worst case under {}", m.config);
+                assert_same_as_unreduced(&McpModel::new(config, m.profile.clone()).unwrap());
             }
         }
     }
