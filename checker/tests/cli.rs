@@ -87,6 +87,59 @@ fn check_without_arguments_runs_the_default_matrix_and_summarises_it() {
     assert!(text.contains(&summary), "{text}");
 }
 
+/// A cell off the default axes names them in its JSON `config`, so a pipeline can tell it from
+/// the same cell on the defaults (whose `config` has none of them).
+#[test]
+fn check_json_config_names_every_axis_that_is_not_at_its_default() {
+    let cells: [(&str, &[(&str, Value)]); 4] = [
+        (
+            "--profile mcp-2025-11-25 --transport http --client no-retry --server dedup-by-id --calls 2 --crashes 0 --session-terminations 1 --property success-implies-effect",
+            &[("session_terminations", json!(1))],
+        ),
+        (
+            "--profile mcp-2025-11-25 --transport http --client retry-any --server plain --calls 1 --crashes 0 --resumption used --property at-most-once",
+            &[("resumption", json!("used"))],
+        ),
+        (
+            "--profile mcp-2026-07-28 --transport http --client retry-any --server plain --calls 1 --crashes 0 --tasks augmented --task-records volatile --property at-most-once",
+            &[("tasks", json!("augmented")), ("task_records", json!("volatile"))],
+        ),
+        (
+            "--profile specs/proposals/id-dedup-and-annotated-retry.toml --client retry-on-timeout --server plain --annotation idempotent --property at-most-once",
+            &[("annotation", json!("idempotent"))],
+        ),
+    ];
+    let axes = ["annotation", "resumption", "session_terminations", "tasks", "task_records"];
+    for (flags, expected) in cells {
+        let config = |flags: &str| {
+            let out = mcp_once!()
+                .current_dir(env!("CARGO_MANIFEST_DIR").to_string() + "/..")
+                .arg("check")
+                .args(flags.split(' '))
+                .args(["--format", "json"])
+                .output()
+                .unwrap();
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{flags}: {}", stderr(&out));
+            serde_json::from_str::<Value>(&stdout(&out)).unwrap()["config"].clone()
+        };
+        let off = config(flags);
+        for (axis, value) in expected {
+            assert_eq!(off[*axis], *value, "{flags}: {off}");
+        }
+        // The same cell with the axes at their defaults carries none of them.
+        let mut words: Vec<&str> = flags.split(' ').collect();
+        for (axis, _) in expected {
+            let flag = format!("--{}", axis.replace('_', "-"));
+            let at = words.iter().position(|w| *w == flag).unwrap();
+            words.drain(at..at + 2);
+        }
+        let on = config(&words.join(" "));
+        for axis in axes {
+            assert!(on.get(axis).is_none(), "{}: {on}", words.join(" "));
+        }
+    }
+}
+
 #[test]
 fn check_json_reports_every_property_with_trace_files_that_validate() {
     let dir = temp("json");

@@ -23,8 +23,8 @@ use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, StoreScope,
-    TaskRecords, Tasks, Transport, Verdict, WorstSearch,
+    Annotation, Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, Resumption,
+    ServerImpl, StoreScope, TaskRecords, Tasks, Transport, Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -34,6 +34,9 @@ use std::path::Path;
 /// A configuration, every parameter at the top level.
 #[derive(Serialize, Deserialize)]
 pub struct ConfigRecord<'a> {
+    /// The tool's annotation where it is not `none` (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation: Option<Annotation>,
     /// Logical calls.
     pub calls: u8,
     /// Cancellation handling, where `--cancel` overrides the server preset's (absent: the
@@ -55,6 +58,9 @@ pub struct ConfigRecord<'a> {
     /// Profile name or path.
     #[serde(borrow)]
     pub profile: Cow<'a, str>,
+    /// Whether broken response streams are resumed, where they are (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumption: Option<Resumption>,
     /// Retries per call.
     pub retries: u8,
     /// The handler's input rounds, where it asks for input (absent: none).
@@ -62,6 +68,9 @@ pub struct ConfigRecord<'a> {
     pub rounds: Option<u8>,
     /// Server implementation.
     pub server: ServerImpl,
+    /// Times the server ends the client's HTTP session, where it does (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_terminations: Option<u8>,
     /// Where the instances keep their store, where `--store` overrides the preset's (absent:
     /// the preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,6 +90,7 @@ impl<'a> ConfigRecord<'a> {
     /// The record of `c`.
     pub fn of(c: &'a Config) -> Self {
         ConfigRecord {
+            annotation: Some(c.annotation).filter(|a| *a != Annotation::None),
             calls: c.bounds.calls,
             cancel: c.cancel,
             client: c.client,
@@ -89,9 +99,11 @@ impl<'a> ConfigRecord<'a> {
             instances: Some(c.deployment.instances).filter(|n| *n != 1),
             key: c.key,
             profile: Cow::Borrowed(&c.profile),
+            resumption: Some(c.resumption).filter(|r| *r != Resumption::None),
             retries: c.bounds.retries,
             rounds: Some(c.handler.rounds).filter(|r| *r != 0),
             server: c.server,
+            session_terminations: Some(c.session_terminations).filter(|n| *n != 0),
             store: c.deployment.store,
             task_records: Some(c.task_records).filter(|r| *r != TaskRecords::Durable),
             tasks: Some(c.tasks).filter(|t| *t != Tasks::None),
