@@ -144,6 +144,14 @@ impl Driver<'_> {
         if !http && read.is_none() && between.iter().any(|x| matches!(x, Action::ServerCrash { .. })) {
             return Some("a crash losing it unread (a pipe would hand it to the server at once)");
         }
+        // A request unread when the session ends is in transit then: written at the termination,
+        // under the old session id, which the server must answer 404 (`session_end.rs`).
+        let ends = between.iter().find(|x| matches!(x, Action::ServerCrash { .. } | Action::SessionTerminated {}));
+        if http && read.is_none() && ends == Some(&Action::SessionTerminated {}) {
+            return Some(
+                "the session ending before the server reads it (it is written then, under the old session id)",
+            );
+        }
         let crash_loses_it = read.is_none() || self.session.instances() == 1;
         let crash = |x: &Action| crash_loses_it && matches!(x, Action::ServerCrash { .. });
         if between.iter().any(|x| crash(x) || needs_stream(x)) {

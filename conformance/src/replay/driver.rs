@@ -5,7 +5,7 @@
 //! the dispatch of each action. The steps live in files by job ([`crate::replay::client_steps`],
 //! [`crate::replay::server_steps`], [`crate::replay::transport_steps`],
 //! [`crate::replay::crash_point`], [`crate::replay::interrupt_point`],
-//! [`crate::replay::continuation`], [`crate::replay::query`]), and each takes the borrow it
+//! [`crate::replay::continuation`], [`crate::replay::query`], [`crate::replay::session_end`]), and each takes the borrow it
 //! needs: the whole driver only where it writes the replay's notes or counts effects against
 //! the baseline (a send, a held request's read, a crash and restart, a continuation); every
 //! other step a [`Link`], the session and the attempts with the [`Script`] to read.
@@ -390,12 +390,11 @@ impl<'t> Driver<'t> {
             Action::ServerRestart { .. } => self.server_restart().await,
             Action::KeyExpires { call, key } => self.link().key_expires(call, key).await,
             Action::ClientContinue { call, attempt } => self.client_continue(call, attempt, state).await,
-            // Ending a session is the server's own choice; the runner has no way to make a
-            // server end one (a client's DELETE is another step: the client ending it).
-            Action::SessionTerminated {} => Err(StepError::fault_not_made(
-                "the trace needs the server to terminate the HTTP session (2025-11-25 § Session Management, item 3); \
-                 the runner cannot make a server do that, so the steps after it cannot be realised",
-            )),
+            // Made by the client's DELETE, standing in for the server (`session_end.rs`).
+            Action::SessionTerminated {} => {
+                let before = self.script.path[self.script.at].clone();
+                self.session_terminated(&before, state).await
+            }
         };
         if let Err(s) = &result {
             self.failed_step(action, s.reason());

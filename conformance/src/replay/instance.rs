@@ -18,6 +18,9 @@ pub(crate) struct Instance {
     pub(crate) server_stdin: Option<tokio::process::ChildStdin>,
     /// The connection to it.
     pub(crate) conn: Option<Connection>,
+    /// HTTP: the connections of sessions that ended while the server ran on, kept so that
+    /// their response streams stay open.
+    pub(crate) retired: Vec<Connection>,
     /// The generation of that connection (numbered across instances).
     pub(crate) generation: u32,
     /// How its process ended, once seen.
@@ -41,6 +44,7 @@ impl Instance {
             server: None,
             server_stdin: None,
             conn: None,
+            retired: Vec::new(),
             generation: 0,
             exited: None,
             server_pipes: Vec::new(),

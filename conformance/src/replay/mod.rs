@@ -5,7 +5,7 @@
 //! Layout: [`types`] (what the runner is given and returns), [`entry`] (the entry point),
 //! [`session`] (a live server: process, connection, events, bounded waits; its start in
 //! [`handshake`], why one failed in [`start_error`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
-//! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`] and [`continuation`]
+//! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`], [`session_end`] (a session ended by the client's DELETE) and [`continuation`]
 //! (an MRTR continuation and the kind of each answer; what the client answers an input request in [`input`]), with [`tracer`]
 //! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
 //! trace's property judged on what the client was told and what took effect), [`observed`]
@@ -49,6 +49,7 @@ pub mod sdk_fixtures;
 pub mod server_log;
 pub mod server_steps;
 pub mod session;
+pub mod session_end;
 pub mod start_error;
 pub mod step;
 pub mod strays;

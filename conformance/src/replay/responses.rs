@@ -5,7 +5,7 @@
 use crate::replay::breach::ProtocolBreach;
 use crate::replay::wire::id_key;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A request as its answers are matched: the generation of the connection it went out on (a
 /// restarted server reuses ids) and its JSON-RPC id.
@@ -29,7 +29,8 @@ pub(crate) struct Responses {
     sent: HashMap<RequestKey, usize>,
     answers: HashMap<RequestKey, Vec<Value>>,
     failures: HashMap<RequestKey, String>,
-    headers: HashSet<RequestKey>,
+    /// HTTP: the status of the response headers that arrived.
+    headers: HashMap<RequestKey, u16>,
     /// Streams to break as soon as their headers arrive, and whether each was an event stream
     /// still open then (`None`: not yet).
     break_at_headers: HashMap<RequestKey, Option<bool>>,
@@ -86,20 +87,25 @@ impl Responses {
         self.failures.get(key).map(String::as_str)
     }
 
-    /// HTTP: its response headers arrived (`sse`: an event stream). A stream to break at its
-    /// headers was broken by its own task then: an event stream was still open.
-    pub(crate) fn headers_arrived(&mut self, key: RequestKey, sse: bool) {
+    /// HTTP: its response headers arrived with `status` (`sse`: an event stream). A stream to
+    /// break at its headers was broken by its own task then: an event stream was still open.
+    pub(crate) fn headers_arrived(&mut self, key: RequestKey, status: u16, sse: bool) {
         if let Some(at @ None) = self.break_at_headers.get_mut(&key) {
             if sse {
                 *at = Some(true);
             }
         }
-        self.headers.insert(key);
+        self.headers.insert(key, status);
     }
 
     /// Whether its response headers arrived.
     pub(crate) fn has_headers(&self, key: &RequestKey) -> bool {
-        self.headers.contains(key)
+        self.headers.contains_key(key)
+    }
+
+    /// The HTTP status its response headers came with, once they came.
+    pub(crate) fn status(&self, key: &RequestKey) -> Option<u16> {
+        self.headers.get(key).copied()
     }
 
     /// Its stream is to be broken at its headers.

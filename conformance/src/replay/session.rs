@@ -195,7 +195,7 @@ impl Session {
         params: Value,
         deadline: Instant,
     ) -> Result<Value, String> {
-        let id = json!(format!("mcp-once-{}", self.responses.own_request()));
+        let id = self.own_id();
         let conn = self.at().conn.as_ref().ok_or("no connection")?;
         let gen = conn.generation();
         conn.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
@@ -227,6 +227,28 @@ impl Session {
             })
             .await;
         answer.unwrap_or_else(|| Err(format!("no answer within the bound{}", self.stall_note())))
+    }
+
+    /// A new id for a request of the runner's own: a string, which model ids never are.
+    pub(crate) fn own_id(&mut self) -> Value {
+        json!(format!("mcp-once-{}", self.responses.own_request()))
+    }
+
+    /// HTTP: open a new session with the server, which runs on, after its old session ended.
+    /// The old connection is kept (its response streams stay open for the answers still to come
+    /// on them); a new one, of a new generation and with no session id, makes the handshake.
+    pub(crate) async fn open_new_session(&mut self) -> Result<(), String> {
+        let Target::Http { url, .. } = self.at().target.clone() else {
+            return Err("a session is ended and opened again only over HTTP".into());
+        };
+        self.generations += 1;
+        let gen = self.generations;
+        let conn = Connection::http(gen, &url, self.tx.clone(), self.evidence.clone()).map_err(|e| e.to_string())?;
+        if let Some(old) = self.at_mut().conn.replace(conn) {
+            self.at_mut().retired.push(old);
+        }
+        self.at_mut().generation = gen;
+        self.handshake(Instant::now() + self.opts.start_timeout).await
     }
 
     fn with_breach_note(&self, reason: String) -> String {
@@ -349,7 +371,9 @@ impl Session {
             // A stream to break at its headers was broken by its own task there
             // (`Connection::break_at_headers`): an event stream, its reply still to come. (A JSON
             // body comes with its headers: too late, and left to the commit.)
-            EventKind::Headers { id, sse, .. } => self.responses.headers_arrived(RequestKey::new(gen, &id), sse),
+            EventKind::Headers { id, status, sse } => {
+                self.responses.headers_arrived(RequestKey::new(gen, &id), status, sse)
+            }
             EventKind::StreamEnd { id } => self.responses.stream_ended(RequestKey::new(gen, &id)),
             EventKind::StreamFailed { id, reason } => self.responses.fail(RequestKey::new(gen, &id), reason),
             EventKind::Closed(reason) => self.conduct.closed_with(gen, reason),
@@ -408,6 +432,9 @@ impl Session {
         if let Some(conn) = self.at().conn.as_ref() {
             conn.close().await;
         }
+        for old in std::mem::take(&mut self.at_mut().retired) {
+            old.close().await;
+        }
         self.at_mut().server_stdin = None;
         if let Some(mut t) = self.at_mut().tracer.take() {
             t.finish(Duration::ZERO).await;
@@ -453,6 +480,11 @@ impl Session {
     /// Whether HTTP response headers for `(gen, id)` arrived.
     pub fn has_headers(&self, gen: u32, id: &Value) -> bool {
         self.responses.has_headers(&RequestKey::new(gen, id))
+    }
+
+    /// The HTTP status the response headers for `(gen, id)` came with, once they came.
+    pub fn status_for(&self, gen: u32, id: &Value) -> Option<u16> {
+        self.responses.status(&RequestKey::new(gen, id))
     }
 
     /// HTTP: close the response stream of `(gen, id)` the moment its headers open an event

@@ -136,6 +136,34 @@ impl Connection {
         }
     }
 
+    /// HTTP: the `MCP-Session-Id` the server gave at initialization, if it gave one.
+    pub fn session_id(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Http(h) => h.session.lock().expect("lock").clone(),
+            Kind::Stdio { .. } => None,
+        }
+    }
+
+    /// HTTP: DELETE the MCP endpoint under this connection's session id, as a client ending its
+    /// session does, waiting at most `bound` for the answer: its status and the start of its
+    /// body, or why none came.
+    pub async fn delete_session(&self, bound: std::time::Duration) -> Result<(u16, String)> {
+        let Kind::Http(h) = &self.kind else { return Err(anyhow!("a session is ended by DELETE only over HTTP")) };
+        let session = h.session.lock().expect("lock").clone().ok_or_else(|| anyhow!("no session id to end"))?;
+        self.evidence.note(format!("http DELETE {} with MCP-Session-Id {session}", h.url));
+        let mut req = h.client.delete(&h.url).header("mcp-session-id", &session).timeout(bound);
+        if let Some(v) = h.protocol.lock().expect("lock").clone() {
+            req = req.header("mcp-protocol-version", v);
+        }
+        let resp = req.send().await.map_err(|e| anyhow!("{}", error_chain(&e)))?;
+        let status = resp.status().as_u16();
+        let content_type =
+            resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        self.evidence.record(Event::Transport(Transport::HttpResponse { id: None, status, content_type }));
+        let body = capped_body(resp, MAX_ERROR_BODY).await.unwrap_or_default();
+        Ok((status, body.trim().to_string()))
+    }
+
     /// Send one message. For HTTP the POST runs in the background; its response (and any
     /// failure) arrives as events.
     pub async fn send(&self, msg: &Value) -> Result<()> {
