@@ -17,10 +17,11 @@ use crate::replay::pacing::{self, AttemptId};
 use crate::replay::script::Script;
 use crate::replay::session::Session;
 use crate::replay::step::{answer, Done, Sent, StepError};
+use crate::replay::task_calls;
 use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Profile, State};
+use mcp_once_model::{Action, Profile, State, Tasks};
 use serde_json::Value;
 
 /// Replays one trace against a session.
@@ -248,6 +249,11 @@ impl<'t> Driver<'t> {
         }
         self.session.start().await.map_err(|e| StepError::diverged(e.sentence()))?;
         self.session.start_others().await.map_err(|e| StepError::diverged(format!("the server did not start: {e}")))?;
+        // A trace of task-augmented calls is never replayed with plain ones.
+        if self.script.trace.config.tasks != Tasks::None {
+            let why = task_calls::refusal(self.session.revision, &self.session.server_capabilities);
+            return Err(StepError::cannot_tell(why));
+        }
         self.baseline = self
             .session
             .read_stable()
