@@ -54,6 +54,10 @@ impl<'t> Driver<'t> {
         if trace.config.handler.asks_input(0) {
             session.capabilities = crate::replay::message::input_capabilities();
         }
+        // Task-augmented calls: the client declares the tasks extension.
+        if trace.config.tasks == Tasks::Augmented {
+            session.capabilities = task_calls::client_capabilities(&session.capabilities);
+        }
         Driver {
             session,
             attempts: Attempts::new(pacing::holds_over(&trace.actions, trace.config.transport)),
@@ -250,9 +254,10 @@ impl<'t> Driver<'t> {
         self.session.start().await.map_err(|e| StepError::diverged(e.sentence()))?;
         self.session.start_others().await.map_err(|e| StepError::diverged(format!("the server did not start: {e}")))?;
         // A trace of task-augmented calls is never replayed with plain ones.
-        if self.script.trace.config.tasks != Tasks::None {
-            let why = task_calls::refusal(self.session.revision, &self.session.server_capabilities);
-            return Err(StepError::cannot_tell(why));
+        if self.task_calls() {
+            if let Some(why) = task_calls::refusal(self.session.revision, &self.session.server_capabilities) {
+                return Err(StepError::cannot_tell(why));
+            }
         }
         self.baseline = self
             .session
@@ -360,7 +365,13 @@ impl<'t> Driver<'t> {
             }
             Action::ClientTimeout { call, attempt } => self.link().client_timeout((call, attempt)),
             Action::ClientCancel { call, attempt } => self.link().client_cancel((call, attempt)).await,
+            Action::ClientReceive { call, attempt } if self.task_calls() => {
+                self.task_receive((call, attempt), state).await
+            }
             Action::ClientReceive { call, attempt } => self.link().client_receive((call, attempt), state).await,
+            Action::ClientSeesDisconnect { call, attempt } if self.holds_task((call, attempt)) => {
+                self.task_gone((call, attempt)).await
+            }
             Action::ClientSeesDisconnect { call, attempt } => self.client_sees_disconnect((call, attempt)).await,
             Action::StreamBreak { call, attempt } => self.link().stream_break((call, attempt)).await,
             Action::StepFails { .. } => {
@@ -391,6 +402,7 @@ impl<'t> Driver<'t> {
             Action::ServerStoreKey { .. } => Ok(Done::unobserved(
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
             )),
+            Action::ServerRespond { call, attempt } if self.task_calls() => self.task_completes((call, attempt)).await,
             Action::ServerRespond { call, attempt } => self.link().server_respond((call, attempt), state).await,
             Action::ServerCrash { .. } => self.server_crash().await,
             Action::ServerRestart { .. } => self.server_restart().await,
