@@ -80,7 +80,7 @@ impl Driver<'_> {
         let mut msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         with_extra(&mut msg, extra);
         if self.task_calls() {
-            crate::replay::task_calls::augment(self.session.revision, &mut msg);
+            crate::replay::task_wire::augment(self.session.revision, &mut msg);
         }
         let late = self.read_late((call, attempt));
         if late.is_some() {
@@ -182,7 +182,7 @@ impl Driver<'_> {
         let mut msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
         with_extra(&mut msg, extra);
         if self.task_calls() {
-            crate::replay::task_calls::augment(self.session.revision, &mut msg);
+            crate::replay::task_wire::augment(self.session.revision, &mut msg);
         }
         let gen = self.session.generation();
         let written = self.session.send(&msg).await;

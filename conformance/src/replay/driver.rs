@@ -17,7 +17,7 @@ use crate::replay::pacing::{self, AttemptId};
 use crate::replay::script::Script;
 use crate::replay::session::Session;
 use crate::replay::step::{answer, Done, Sent, StepError};
-use crate::replay::task_calls;
+use crate::replay::task_wire;
 use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
@@ -56,7 +56,7 @@ impl<'t> Driver<'t> {
         }
         // Task-augmented calls: the client declares the tasks extension.
         if trace.config.tasks == Tasks::Augmented {
-            session.capabilities = task_calls::client_capabilities(&session.capabilities);
+            session.capabilities = task_wire::client_capabilities(&session.capabilities);
         }
         Driver {
             session,
@@ -255,7 +255,7 @@ impl<'t> Driver<'t> {
         self.session.start_others().await.map_err(|e| StepError::diverged(format!("the server did not start: {e}")))?;
         // A trace of task-augmented calls is never replayed with plain ones.
         if self.task_calls() {
-            if let Some(why) = task_calls::refusal(self.session.revision, &self.session.server_capabilities) {
+            if let Some(why) = task_wire::refusal(self.session.revision, &self.session.server_capabilities) {
                 return Err(StepError::cannot_tell(why));
             }
         }

@@ -212,7 +212,7 @@ pub async fn commit_seen(
         return Ok(Some(counted(*n)));
     }
     // A task's `CreateTaskResult` comes before its effect: the answer awaited is the task's.
-    if let Some(r) = answer(sent, session, a).filter(|r| !crate::replay::task_calls::is_task_handle(r)) {
+    if let Some(r) = answer(sent, session, a).filter(|r| !crate::replay::task_wire::is_task_handle(r)) {
         // The answer came: a fresh reading must show the effect for it now.
         let again = session.read_stable().await.map_err(StepError::cannot_tell)?;
         let m = session.opts.observer.effects(baseline, again).map_err(StepError::cannot_tell)?;
