@@ -112,10 +112,14 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
         f.retries.map(|v| format!("--retries {v}")),
         f.crashes.map(|v| format!("--crashes {v}")),
         f.cancel.map(|v| format!("--cancel {v}")),
+        f.handler.map(|v| format!("--handler {v}")),
+        f.rounds.map(|v| format!("--rounds {v}")),
         f.instances.map(|v| format!("--instances {v}")),
         f.annotation.map(|v| format!("--annotation {v}")),
         f.resumption.map(|v| format!("--resumption {v}")),
         f.session_terminations.map(|v| format!("--session-terminations {v}")),
+        f.tasks.map(|v| format!("--tasks {v}")),
+        f.task_records.map(|v| format!("--task-records {v}")),
         f.store.map(|v| format!("--store {v}")),
     ]
     .into_iter()
@@ -171,6 +175,9 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
             c.annotation = a.config.annotation.unwrap_or(c.annotation);
             c.resumption = a.config.resumption.unwrap_or(c.resumption);
             c.session_terminations = a.config.session_terminations.unwrap_or(c.session_terminations);
+            c.handler.rounds = a.config.rounds.unwrap_or(c.handler.rounds);
+            c.tasks = a.config.tasks.unwrap_or(c.tasks);
+            c.task_records = a.config.task_records.unwrap_or(c.task_records);
             (c.normalised(), p)
         })
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(a, c))

@@ -35,6 +35,12 @@ pub(crate) struct Attempts {
     pub(crate) crash_points: Vec<(AttemptId, CrashMethod, Option<bool>)>,
     /// With several server instances: the instance each attempt was sent to.
     pub(crate) routes: BTreeMap<AttemptId, u8>,
+    /// Task-augmented calls: the task id the client read for each attempt (its
+    /// `CreateTaskResult`).
+    pub(crate) tasks: BTreeMap<AttemptId, String>,
+    /// Task-augmented calls: the result each attempt's poll read (as a response:
+    /// `{"result": ...}`).
+    pub(crate) task_results: BTreeMap<AttemptId, Value>,
 }
 
 impl Attempts {
@@ -47,6 +53,8 @@ impl Attempts {
             held_requests: BTreeMap::new(),
             crash_points: Vec::new(),
             routes: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+            task_results: BTreeMap::new(),
         }
     }
 

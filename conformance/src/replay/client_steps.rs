@@ -79,6 +79,9 @@ impl Driver<'_> {
         let tag = self.script.call_tag(call);
         let mut msg = self.session.call_message(&id, Logical { key: key.as_deref(), tag: &tag }, hold, stagger);
         with_extra(&mut msg, extra);
+        if self.task_calls() {
+            crate::replay::task_wire::augment(self.session.revision, &mut msg);
+        }
         let late = self.read_late((call, attempt));
         if late.is_some() {
             self.attempts.held_requests.insert((call, attempt), msg);
@@ -186,6 +189,9 @@ impl Driver<'_> {
         let logical = Logical { key: key.as_deref(), tag: &tag };
         let mut msg = self.session.call_message(&id, logical, Hold::default(), Duration::ZERO);
         with_extra(&mut msg, extra);
+        if self.task_calls() {
+            crate::replay::task_wire::augment(self.session.revision, &mut msg);
+        }
         let gen = self.session.generation();
         let written = self.session.send(&msg).await;
         let order = self.attempts.sent.len();

@@ -17,10 +17,11 @@ use crate::replay::pacing::{self, AttemptId};
 use crate::replay::script::Script;
 use crate::replay::session::Session;
 use crate::replay::step::{answer, Done, Sent, StepError};
+use crate::replay::task_wire;
 use crate::replay::types::{revision_for, ReplayOptions, ReplayResult, ReplayVerdict, StepRecord, StepStatus};
 use mcp_once_model::state::ServerSide;
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Profile, State};
+use mcp_once_model::{Action, Profile, State, Tasks};
 use serde_json::Value;
 
 /// Replays one trace against a session.
@@ -52,6 +53,10 @@ impl<'t> Driver<'t> {
         // A tool that asks for input is answered: the client says it can be asked.
         if trace.config.handler.asks_input(0) {
             session.capabilities = crate::replay::message::input_capabilities();
+        }
+        // Task-augmented calls: the client declares the tasks extension.
+        if trace.config.tasks == Tasks::Augmented {
+            session.capabilities = task_wire::client_capabilities(&session.capabilities);
         }
         Driver {
             session,
@@ -248,6 +253,12 @@ impl<'t> Driver<'t> {
         }
         self.session.start().await.map_err(|e| StepError::diverged(e.sentence()))?;
         self.session.start_others().await.map_err(|e| StepError::diverged(format!("the server did not start: {e}")))?;
+        // A trace of task-augmented calls is never replayed with plain ones.
+        if self.task_calls() {
+            if let Some(why) = task_wire::refusal(self.session.revision, &self.session.server_capabilities) {
+                return Err(StepError::cannot_tell(why));
+            }
+        }
         self.baseline = self
             .session
             .read_stable()
@@ -354,7 +365,13 @@ impl<'t> Driver<'t> {
             }
             Action::ClientTimeout { call, attempt } => self.link().client_timeout((call, attempt)),
             Action::ClientCancel { call, attempt } => self.link().client_cancel((call, attempt)).await,
+            Action::ClientReceive { call, attempt } if self.task_calls() => {
+                self.task_receive((call, attempt), state).await
+            }
             Action::ClientReceive { call, attempt } => self.link().client_receive((call, attempt), state).await,
+            Action::ClientSeesDisconnect { call, attempt } if self.holds_task((call, attempt)) => {
+                self.task_gone((call, attempt)).await
+            }
             Action::ClientSeesDisconnect { call, attempt } => self.client_sees_disconnect((call, attempt)).await,
             Action::StreamBreak { call, attempt } => self.link().stream_break((call, attempt)).await,
             Action::StepFails { .. } => {
@@ -385,6 +402,7 @@ impl<'t> Driver<'t> {
             Action::ServerStoreKey { .. } => Ok(Done::unobserved(
                 "the key store is internal to the server; its effect shows in how the server answers later attempts",
             )),
+            Action::ServerRespond { call, attempt } if self.task_calls() => self.task_completes((call, attempt)).await,
             Action::ServerRespond { call, attempt } => self.link().server_respond((call, attempt), state).await,
             Action::ServerCrash { .. } => self.server_crash().await,
             Action::ServerRestart { .. } => self.server_restart().await,

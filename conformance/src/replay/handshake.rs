@@ -72,6 +72,7 @@ impl Session {
                     .and_then(Value::as_str)
                     .ok_or("initialize: the result has no protocolVersion")?
                     .to_string();
+                self.server_capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
                 if version != "2025-11-25" {
                     self.evidence.note(format!("the server negotiated protocol {version}, not 2025-11-25"));
                 }
@@ -92,6 +93,7 @@ impl Session {
                     .or_else(|| result.get("protocolVersions"))
                     .cloned()
                     .unwrap_or(Value::Null);
+                self.server_capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
                 if !versions.as_array().is_some_and(|v| v.iter().any(|x| x == "2026-07-28")) {
                     return Err(format!(
                         "server/discover does not list 2026-07-28 (it says {versions}); try --revision 2025-11-25"

@@ -7,7 +7,7 @@
 //! [`handshake`], why one failed in [`start_error`]; several instances of one deployment in [`instances`]), [`driver`] (one method per model action, dispatched; the steps by job in
 //! [`client_steps`], [`server_steps`], [`transport_steps`], [`crash_point`], [`interrupt_point`], [`session_end`] (a session ended by the client's DELETE) and [`continuation`]
 //! (an MRTR continuation and the kind of each answer; what the client answers an input request in [`input`]), with [`tracer`]
-//! holding a response's write; the outcome query in [`query`]), [`outcome`] and [`judge`] (the
+//! holding a response's write; the outcome query in [`query`]; task-augmented calls in [`task_calls`], their wire in [`task_wire`]), [`outcome`] and [`judge`] (the
 //! trace's property judged on what the client was told and what took effect), [`observed`]
 //! (the verdict from what the observer counted once the server stopped, whatever step the
 //! replay reached), [`step`] (how a step ends),
@@ -53,6 +53,8 @@ pub mod session_end;
 pub mod start_error;
 pub mod step;
 pub mod strays;
+pub mod task_calls;
+pub mod task_wire;
 pub mod tracer;
 pub mod transport_steps;
 pub mod types;

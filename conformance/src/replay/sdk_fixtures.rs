@@ -110,6 +110,32 @@ impl Sdk {
         }
     }
 
+    /// The options that make this SDK's fixture answer `tools/call` with tasks as the cell's
+    /// `--tasks` and `--task-records` say (none without tasks), or why it cannot: the Rust
+    /// fixture takes them (rmcp 3.11 serves the tasks extension, SEP-2663); the others have no
+    /// task-augmented `tools/call`.
+    pub fn task_options(self, config: &Config) -> Result<Vec<String>, FixtureError> {
+        match (config.tasks, self) {
+            (mcp_once_model::Tasks::None, _) => Ok(Vec::new()),
+            (tasks, Sdk::Rust) if !matches!(config.server, ServerImpl::Plain | ServerImpl::HonoursCancel) => {
+                Err(FixtureError::Cannot(format!(
+                    "the rust fixture runs charge in a task (--tasks {tasks}) with no store of ids or keys only (servers plain and honours-cancel), not {}",
+                    config.server
+                )))
+            }
+            (tasks, Sdk::Rust) => Ok(vec![
+                "--tasks".into(),
+                tasks.as_str().into(),
+                "--task-records".into(),
+                config.task_records.as_str().into(),
+            ]),
+            (tasks, sdk) => Err(FixtureError::Cannot(format!(
+                "the {} fixture answers tools/call with the tool's own result: it has no task-augmented tools/call (--tasks {tasks}; the Rust fixture has)",
+                sdk.as_str()
+            ))),
+        }
+    }
+
     /// The options that make this SDK's fixture run its tool as the model's MRTR `handler`
     /// (none for the default, `effect-only`), or why it cannot: the Rust and Python fixtures
     /// take `--handler` and `--rounds` (rmcp 3.11 returns an `InputRequiredResult` from a tool
@@ -259,14 +285,6 @@ impl FixturePaths {
         profile: &Profile,
         dir: &Path,
     ) -> Result<ReplayOptions, FixtureError> {
-        // The fixtures' tools/call answers with the tool's result, never with a task.
-        if config.tasks != mcp_once_model::Tasks::None {
-            return Err(FixtureError::Cannot(format!(
-                "the {} fixture answers tools/call with the tool's own result: it has no task-augmented tools/call (--tasks {})",
-                sdk.as_str(),
-                config.tasks
-            )));
-        }
         let server = config.server;
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
         let mut more: Vec<String> = match sdk.cancel_option(server, config.cancel)? {
@@ -274,6 +292,7 @@ impl FixturePaths {
             None => Vec::new(),
         };
         more.extend(sdk.handler_options(config.handler)?);
+        more.extend(sdk.task_options(config)?);
         in_progress_built_in(server, profile)?;
         if config.deployment.instances == 1 {
             return self.variant_options(sdk, server, status_query, &more, config.transport, dir);

@@ -54,6 +54,9 @@ pub struct Session {
     /// The client capabilities the runner declares (none, or [`message::input_capabilities`]
     /// for a trace whose tool asks for input).
     pub capabilities: Value,
+    /// The server's capabilities as its last handshake gave them (`initialize`'s, or
+    /// `server/discover`'s; null before a start).
+    pub server_capabilities: Value,
     started_once: bool,
     starting: bool,
     pub(crate) last_logged: Option<f64>,
@@ -86,6 +89,7 @@ impl Session {
             pace_args: false,
             tool: None,
             capabilities: json!({}),
+            server_capabilities: Value::Null,
             started_once: false,
             starting: false,
             last_logged: None,

@@ -211,7 +211,8 @@ pub async fn commit_seen(
     if *n >= expected as i64 {
         return Ok(Some(counted(*n)));
     }
-    if let Some(r) = answer(sent, session, a) {
+    // A task's `CreateTaskResult` comes before its effect: the answer awaited is the task's.
+    if let Some(r) = answer(sent, session, a).filter(|r| !crate::replay::task_wire::is_task_handle(r)) {
         // The answer came: a fresh reading must show the effect for it now.
         let again = session.read_stable().await.map_err(StepError::cannot_tell)?;
         let m = session.opts.observer.effects(baseline, again).map_err(StepError::cannot_tell)?;
