@@ -121,6 +121,7 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect();
+    out.extend(f.callers.flags());
     out.extend(a.cells.iter().map(|c| format!("--cells {c}")));
     out
 }
@@ -139,6 +140,8 @@ fn not_for_given_server(c: &Config) -> Option<&'static str> {
         Some("its server runs as several instances")
     } else if c.session_terminations > 0 {
         Some("its server ends the client's session")
+    } else if c.callers > 1 {
+        Some("its calls come from two callers, and the runner plays one")
     } else {
         None
     }
@@ -172,6 +175,7 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
             c.annotation = a.config.annotation.unwrap_or(c.annotation);
             c.resumption = a.config.resumption.unwrap_or(c.resumption);
             c.session_terminations = a.config.session_terminations.unwrap_or(c.session_terminations);
+            let c = a.config.callers.apply(c);
             (c.normalised(), p)
         })
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(a, c))

@@ -23,7 +23,7 @@ use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, ServerImpl, StoreScope,
+    Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, KeyScope, PropertyKind, ServerImpl, StoreScope,
     TaskRecords, Tasks, Transport, Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
@@ -36,6 +36,9 @@ use std::path::Path;
 pub struct ConfigRecord<'a> {
     /// Logical calls.
     pub calls: u8,
+    /// Callers sharing the server, where there are more than one (absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<u8>,
     /// Cancellation handling, where `--cancel` overrides the server preset's (absent: the
     /// preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,6 +55,10 @@ pub struct ConfigRecord<'a> {
     pub instances: Option<u8>,
     /// Idempotency key lifetime.
     pub key: KeyLifetime,
+    /// The scope of the key records, where `--key-scope` sets one other than the profile's
+    /// (absent: the profile's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_scope: Option<KeyScope>,
     /// Profile name or path.
     #[serde(borrow)]
     pub profile: Cow<'a, str>,
@@ -82,12 +89,14 @@ impl<'a> ConfigRecord<'a> {
     pub fn of(c: &'a Config) -> Self {
         ConfigRecord {
             calls: c.bounds.calls,
+            callers: Some(c.callers).filter(|n| *n != 1),
             cancel: c.cancel,
             client: c.client,
             crashes: c.bounds.crashes,
             handler: Some(c.handler.kind).filter(|k| *k != HandlerKind::EffectOnly),
             instances: Some(c.deployment.instances).filter(|n| *n != 1),
             key: c.key,
+            key_scope: c.key_scope,
             profile: Cow::Borrowed(&c.profile),
             retries: c.bounds.retries,
             rounds: Some(c.handler.rounds).filter(|r| *r != 0),
