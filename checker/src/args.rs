@@ -10,7 +10,7 @@ use mcp_once_conformance::replay::observer::{Observer, Source};
 use mcp_once_conformance::replay::{KeyAt, ReplayOptions, Revision, Target, TargetError};
 use mcp_once_model::budget::{available_bytes, parse_size};
 use mcp_once_model::{
-    Annotation, Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, Profile, PropertyKind,
+    Annotation, Budget, Cancellation, ClientPolicy, Config, HandlerKind, KeyLifetime, KeyScope, Profile, PropertyKind,
     Resumption, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 use std::path::PathBuf;
@@ -105,6 +105,47 @@ pub struct ConfigArgs {
     /// HTTP and a profile with session_termination = server-may-terminate: 2025-11-25).
     #[arg(long)]
     pub session_terminations: Option<u8>,
+    #[command(flatten)]
+    pub callers: CallerArgs,
+}
+
+/// The callers axis, shared by the commands that check cells (`check`, `explore`, `matrix`,
+/// `diff`, `confirm`).
+#[derive(Args, Clone, Copy, Default)]
+pub struct CallerArgs {
+    /// Callers sharing the server (1 or 2; default 1). With 2, call i is caller i mod 2's, and
+    /// caller 1's calls present the idempotency key of caller 0's call before them (a key
+    /// copied, guessed or derived alike: honest UUID keys never collide); needs a key-store
+    /// server, a key, a profile with keys and at least 2 calls.
+    #[arg(long)]
+    pub callers: Option<u8>,
+    /// With --callers 2, the scope of the server's key records: per-caller (a key is matched
+    /// only against the same caller's requests, as SEP-3182 requires) or global (one record
+    /// per key: the other caller is answered from it). Default: the profile's
+    /// (idempotency_key_scope; global where it says nothing).
+    #[arg(long, value_parser = parse::<KeyScope>)]
+    pub key_scope: Option<KeyScope>,
+}
+
+impl CallerArgs {
+    /// Put `c` under the flags given (what is not given keeps the cell's value).
+    pub fn apply(&self, mut c: Config) -> Config {
+        c.callers = self.callers.unwrap_or(c.callers);
+        c.key_scope = self.key_scope.or(c.key_scope);
+        c
+    }
+
+    /// The flags given, as written (for messages that name them).
+    pub fn flags(&self) -> Vec<String> {
+        let callers = self.callers.map(|v| format!("--callers {v}"));
+        let scope = self.key_scope.map(|v| format!("--key-scope {v}"));
+        callers.into_iter().chain(scope).collect()
+    }
+
+    /// Whether any was given.
+    pub fn any(&self) -> bool {
+        self.callers.is_some() || self.key_scope.is_some()
+    }
 }
 
 impl ConfigArgs {
@@ -127,6 +168,7 @@ impl ConfigArgs {
             || self.retries.is_some()
             || self.crashes.is_some()
             || self.session_terminations.is_some()
+            || self.callers.any()
     }
 
     /// The configuration, with defaults for what is not given, and its profile.
@@ -152,6 +194,8 @@ impl ConfigArgs {
             .retries(self.retries)
             .crashes(self.crashes)
             .session_terminations(self.session_terminations)
+            .callers(self.callers.callers)
+            .key_scope(self.callers.key_scope)
             .build()
             .normalised();
         config.applicable(&profile).map_err(|reason| anyhow!("configuration does not apply: {reason}"))?;

@@ -252,6 +252,12 @@ pub fn cell_name(config: &Config) -> String {
     if config.session_terminations > 0 {
         more.push_str(&format!("-session-terminations-{}", config.session_terminations));
     }
+    if config.callers > 1 {
+        more.push_str(&format!("-callers-{}", config.callers));
+    }
+    if let Some(scope) = config.key_scope {
+        more.push_str(&format!("-key-scope-{scope}"));
+    }
     format!(
         "{profile}__{}__{}__{}__{}{cancel}{handler}{deployment}{more}__c{}r{}k{}",
         config.transport, config.client, config.key, config.server, b.calls, b.retries, b.crashes

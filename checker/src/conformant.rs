@@ -88,6 +88,11 @@ impl Conformant {
         if variant.task_records != self.original.task_records {
             flags.push(format!("--task-records {}", variant.task_records));
         }
+        if variant.key_scope != self.original.key_scope {
+            if let Some(scope) = variant.key_scope {
+                flags.push(format!("--key-scope {scope}"));
+            }
+        }
         flags.join(" ")
     }
 }

@@ -81,6 +81,7 @@ impl Config {
         self.session_applicable(profile)?;
         self.resumption_applicable(profile)?;
         self.tasks_applicable(profile)?;
+        self.callers_applicable(profile)?;
         let k = &profile.knobs;
         self.deployment_applicable(profile)?;
         let h = self.handler;

@@ -150,6 +150,10 @@ pub struct Attempt {
     /// `CreateTaskResult`, so it holds the task id and polls the task. Written only when set.
     #[serde(skip_serializing_if = "is_false")]
     pub task: bool,
+    /// Two callers only (`--callers 2`): the server answered it from the record of another
+    /// caller's request with the same key (`callers.rs`). Written only when set.
+    #[serde(skip_serializing_if = "is_false")]
+    pub foreign: bool,
 }
 
 fn is_false(b: &bool) -> bool {

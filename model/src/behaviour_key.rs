@@ -1,7 +1,7 @@
 //! What makes two models one search: [`BehaviourKey`], everything the transitions, the state
 //! view and the properties read, and nothing else.
 
-use crate::config::{Bounds, Cancellation, ClientPolicy, KeyLifetime, ServerImpl, StoreScope, Transport};
+use crate::config::{Bounds, Cancellation, ClientPolicy, KeyLifetime, KeyScope, ServerImpl, StoreScope, Transport};
 use crate::handler::Handler;
 use crate::model::{McpModel, Rules};
 use crate::profile::{Continuations, InProgress, InputRequired, Instances, KeySemantics};
@@ -24,6 +24,8 @@ pub struct BehaviourKey {
     /// (none for one instance, which reads neither).
     deployment: Option<(u8, StoreScope, Instances)>,
     bounds: Bounds,
+    /// Two callers: the scope of the key records (none for one caller, which never reads it).
+    callers: Option<KeyScope>,
     view: View,
 }
 
@@ -66,6 +68,7 @@ impl McpModel {
             handler,
             deployment,
             bounds: c.bounds,
+            callers: (c.callers > 1).then(|| self.key_scope()),
             view,
         }
     }

@@ -3,8 +3,8 @@
 //! build the same cell from the same few words.
 
 use crate::config::{
-    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
-    ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, KeyScope,
+    Resumption, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 
 /// Builds a [`Config`] setting by setting. Each setter takes the value or an `Option` of it
@@ -27,6 +27,8 @@ pub struct ConfigBuilder {
     task_records: TaskRecords,
     bounds: Bounds,
     session_terminations: u8,
+    callers: u8,
+    key_scope: Option<KeyScope>,
 }
 
 impl Config {
@@ -52,6 +54,8 @@ impl Config {
             task_records: TaskRecords::Durable,
             bounds: Bounds::default(),
             session_terminations: 0,
+            callers: 1,
+            key_scope: None,
         }
     }
 }
@@ -139,6 +143,14 @@ impl ConfigBuilder {
         /// How many times the server may terminate the HTTP session.
         session_terminations: u8 => session_terminations
     );
+    setter!(
+        /// Callers sharing the server (1 or 2).
+        callers: u8 => callers
+    );
+    setter!(
+        /// The scope of the server's key records, other than the profile's.
+        key_scope: KeyScope => key_scope as Some
+    );
 
     /// All three bounds at once.
     pub fn bounds(mut self, bounds: Bounds) -> Self {
@@ -169,6 +181,8 @@ impl ConfigBuilder {
             task_records: self.task_records,
             bounds: self.bounds,
             session_terminations: self.session_terminations,
+            callers: self.callers,
+            key_scope: self.key_scope,
         }
     }
 }

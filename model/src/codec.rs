@@ -40,9 +40,15 @@ pub fn encode_state(s: &State, out: &mut [u8; STATE_BYTES]) {
         }
     }
     for t in s.attempts.iter().flatten() {
-        for b in
-            [t.id, t.key, t.client as u8 | (t.task as u8) << 7, t.server as u8, t.round, t.instance, t.replayed_round]
-        {
+        for b in [
+            t.id,
+            t.key,
+            t.client as u8 | (t.task as u8) << 7,
+            t.server as u8 | (t.foreign as u8) << 7,
+            t.round,
+            t.instance,
+            t.replayed_round,
+        ] {
             put(b);
         }
     }
@@ -76,13 +82,16 @@ pub fn decode_state(bytes: &[u8; STATE_BYTES], view: View) -> Option<State> {
     }
     for t in s.attempts.iter_mut().flatten() {
         let (id, key, side) = (next()?, next()?, next()?);
+        let server_side = next()?;
         *t = Attempt {
             id,
             key,
             // The client side's high bit: whether the client holds the attempt's task id.
             client: client(side & 0x7f)?,
             task: side & 0x80 != 0,
-            server: server(next()?)?,
+            // The server side's high bit: whether it was answered from another caller's record.
+            server: server(server_side & 0x7f)?,
+            foreign: server_side & 0x80 != 0,
             round: next()?,
             instance: next()?,
             replayed_round: next()?,

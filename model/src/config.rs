@@ -6,6 +6,7 @@
 
 pub use crate::annotation::Annotation;
 pub use crate::handler::{Handler, HandlerKind};
+pub use crate::knob_values::KeyScope;
 use crate::named::named_enum;
 pub use crate::resumption::Resumption;
 use crate::state::Failure;
@@ -282,6 +283,12 @@ pub struct Config {
     pub task_records: TaskRecords,
     /// Bounds.
     pub bounds: Bounds,
+    /// Callers sharing the server (1 or 2, default 1; see `callers.rs`): with 2, call `i` is
+    /// caller `i mod 2`'s, and caller 1's calls present the key of the call before them.
+    pub callers: u8,
+    /// The scope of the server's key records, where it differs from the profile's
+    /// (`None`: the profile's; see `McpModel::key_scope`). Meaningful with two callers only.
+    pub key_scope: Option<KeyScope>,
     /// How many times the server may terminate the client's HTTP session (0 to
     /// [`MAX_SESSION_TERMINATIONS`]; a bound like `bounds.crashes`, kept here so that
     /// `Bounds` stays the three every cell has). Default 0.
@@ -318,6 +325,10 @@ struct ConfigFile {
     bounds: Bounds,
     #[serde(default, skip_serializing_if = "is_zero")]
     session_terminations: u8,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    callers: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key_scope: Option<KeyScope>,
 }
 
 fn is_zero(n: &u8) -> bool {
@@ -373,6 +384,8 @@ impl From<Config> for ConfigFile {
             task_records: c.task_records,
             bounds: c.bounds,
             session_terminations: c.session_terminations,
+            callers: c.callers,
+            key_scope: c.key_scope,
         }
     }
 }
@@ -394,6 +407,8 @@ impl From<ConfigFile> for Config {
             task_records: f.task_records,
             bounds: f.bounds,
             session_terminations: f.session_terminations,
+            callers: f.callers,
+            key_scope: f.key_scope,
         }
         .normalised()
     }
@@ -403,7 +418,7 @@ impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{}{}{} --calls {} --retries {} --crashes {}{}",
+            "--profile {} --transport {} --client {} --key {} --server {}{}{}{}{}{}{} --calls {} --retries {} --crashes {}{}{}",
             self.profile,
             self.transport,
             self.client,
@@ -434,7 +449,8 @@ impl fmt::Display for Config {
             match self.session_terminations {
                 0 => String::new(),
                 n => format!(" --session-terminations {n}"),
-            }
+            },
+            self.caller_flags()
         )
     }
 }
@@ -456,6 +472,19 @@ impl Config {
         match self.store() {
             StoreScope::Shared => 0,
             StoreScope::PerInstance => instance as usize,
+        }
+    }
+
+    /// The flags that give this cell's callers and their records' scope (empty for one caller
+    /// and the profile's scope).
+    fn caller_flags(&self) -> String {
+        let callers = match self.callers {
+            1 => String::new(),
+            n => format!(" --callers {n}"),
+        };
+        match self.key_scope {
+            Some(s) => format!("{callers} --key-scope {s}"),
+            None => callers,
         }
     }
 

@@ -11,8 +11,9 @@
 //! shows first.
 
 use crate::action::Action;
+use crate::callers::{foreign_answers, global_where_per_caller_required, partner};
 use crate::config::{
-    Cancellation, Config, Deployment, KeyLifetime, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
+    Cancellation, Config, Deployment, KeyLifetime, KeyScope, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 use crate::model::McpModel;
 use crate::profile::{CancelledMessages, IdDedup, IdempotencyStore, InputRequired, KnobId, Profile, TaskCreation};
@@ -147,6 +148,15 @@ pub fn server_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
     }
     out.extend(server_misses_id_dedup(config, profile));
     out.extend(volatile_task_records(config, profile));
+    if global_where_per_caller_required(config, profile) && binding(profile, KnobId::IdempotencyKeyScope) {
+        out.push(Breach {
+            knob: KnobId::IdempotencyKeyScope,
+            keyword: Keyword::Must,
+            what: "the server keeps one key record for every caller, which the profile requires scoped to the caller \
+                   that sent its request"
+                .into(),
+        });
+    }
     out
 }
 
@@ -165,6 +175,9 @@ pub fn cell_breaches(config: &Config, profile: &Profile) -> Vec<Breach> {
 pub fn conformant_variants(config: &Config, profile: &Profile) -> Vec<Config> {
     if server_misses_id_dedup(config, profile).is_some_and(|b| b.binds()) {
         return id_dedup_variants(config, profile);
+    }
+    if global_where_per_caller_required(config, profile) {
+        return vec![Config { key_scope: Some(KeyScope::PerCaller), ..config.clone() }];
     }
     if volatile_task_records(config, profile).is_some() {
         let durable = Config { task_records: TaskRecords::Durable, ..config.clone() };
@@ -245,7 +258,39 @@ pub fn breaches_at(model: &McpModel, states: &[State], actions: &[Action], i: us
     out.extend(message_after_cancellation(model, &actions[..i], after, action));
     out.extend(second_consumption(model, &actions[..i], after, action));
     out.extend(step_breaches(model, states, actions, i));
+    out.extend(foreign_replay(model, &states[i], after));
     out
+}
+
+/// SEP-3182's sentence on the scope of key records, verbatim (§ Security Implications).
+const KEY_SCOPE: &str = "\"Servers MUST scope their idempotency records to whatever authorization boundary already \
+                         governs access to the underlying tool call — an OAuth-authenticated session, a stdio \
+                         process's local user, a workspace or team boundary ... so that a key is only ever matched \
+                         against a prior request from the same authorized caller.\"";
+
+/// The flag of each answer the step from `before` to `after` takes from another caller's
+/// record, under a profile that requires records scoped per caller.
+fn foreign_replay(model: &McpModel, before: &State, after: &State) -> Vec<Breach> {
+    if !global_where_per_caller_required(&model.config, &model.profile)
+        || !binding(&model.profile, KnobId::IdempotencyKeyScope)
+    {
+        return Vec::new();
+    }
+    foreign_answers(before, after)
+        .into_iter()
+        .map(|(c, a)| {
+            let (caller, other) = (model.caller(c), model.caller(partner(c)));
+            Breach {
+                knob: KnobId::IdempotencyKeyScope,
+                keyword: Keyword::Must,
+                what: format!(
+                    "the server answers id {} (caller {caller}'s call {c}) with the result it stored for caller \
+                     {other}'s request with the same key: caller {caller}'s tool never ran; SEP-3182: {KEY_SCOPE}",
+                    after.attempts[c][a].id
+                ),
+            }
+        })
+        .collect()
 }
 
 /// The flag of a response to a request whose cancellation the server read in `earlier`.

@@ -75,8 +75,9 @@ impl State {
                     String::new()
                 };
                 let task = if t.task { ", task id held" } else { "" };
+                let foreign = if t.foreign { " (another caller's record)" } else { "" };
                 out.push(format!(
-                    "  attempt {a}: id {}, {key}{round}, client {:?}{task}, server {:?}{replayed}{on}",
+                    "  attempt {a}: id {}, {key}{round}, client {:?}{task}, server {:?}{foreign}{replayed}{on}",
                     t.id, t.client, t.server
                 ));
             }
@@ -168,6 +169,7 @@ mod tests {
             instance: 0,
             replayed_round: 0,
             task: false,
+            foreign: false,
         };
         s.ledger[0] = 1;
         s.keys_durable[0][0] = 1;

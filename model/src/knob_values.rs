@@ -290,3 +290,29 @@ named_enum!(
         DurableBeforeResult = "durable-before-result",
     }
 );
+named_enum!(
+    /// Whose earlier requests a key is matched against: the scope of a server's idempotency
+    /// records (`--callers 2`, `--key-scope`). Also the value `--key-scope` takes.
+    KeyScope {
+        /// The text says nothing (a profile written before this knob existed, or without keys):
+        /// a server keeps one record per key, for every caller (`global`).
+        Unspecified = "unspecified",
+        /// Records are scoped to the caller's authorization boundary, so a key is matched only
+        /// against the same caller's earlier requests (SEP-3182's MUST).
+        PerCaller = "per-caller",
+        /// One record per key, whoever sent it: a second caller presenting the key is answered
+        /// from the first caller's record.
+        Global = "global",
+    }
+);
+
+impl KeyScope {
+    /// The scope a server with no `--key-scope` keeps under a profile with this value: the
+    /// profile's, and one record per key where the text says nothing.
+    pub fn in_force(self) -> KeyScope {
+        match self {
+            KeyScope::Unspecified | KeyScope::Global => KeyScope::Global,
+            KeyScope::PerCaller => KeyScope::PerCaller,
+        }
+    }
+}

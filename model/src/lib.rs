@@ -24,6 +24,7 @@ pub mod applicable;
 mod attempt;
 pub mod behaviour_key;
 pub mod builder;
+pub mod callers;
 pub mod catalogue;
 mod codec;
 pub mod config;
@@ -57,8 +58,8 @@ pub use applicable::NotApplicable;
 pub use behaviour_key::BehaviourKey;
 pub use builder::ConfigBuilder;
 pub use config::{
-    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, Resumption,
-    ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
+    Annotation, Bounds, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, KeyLifetime, KeyScope,
+    Resumption, ServerImpl, StoreScope, TaskRecords, Tasks, Transport,
 };
 pub use model::McpModel;
 pub use named::BadValue;

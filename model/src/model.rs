@@ -74,8 +74,11 @@ impl McpModel {
     /// Build the model; `Err` if the configuration does not apply under the profile.
     pub fn new(config: Config, profile: impl Into<Arc<Profile>>) -> Result<McpModel, NotApplicable> {
         let profile = profile.into();
-        let config = config.normalised();
+        let mut config = config.normalised();
         config.applicable(&profile)?;
+        // A `--key-scope` equal to the profile's is the profile's cell.
+        let scope = profile.knobs.idempotency_key_scope.value.in_force();
+        config.key_scope = config.key_scope.filter(|s| *s != scope);
         let k = &profile.knobs;
         let http = config.transport == Transport::Http;
         let rules = Rules {
@@ -115,6 +118,7 @@ impl McpModel {
             failure_matters: config.client.acts_on_the_failure_kind() || rules.timeout_retry_barred,
             crash_bound: config.bounds.crashes,
             session_bound: config.session_terminations,
+            two_callers: config.callers > 1,
         };
         Ok(McpModel { config, profile, view, rules })
     }
@@ -273,6 +277,7 @@ impl McpModel {
             instance: 0,
             replayed_round: 0,
             task: false,
+            foreign: false,
         };
         if up {
             s.inbox.push(Msg::request(c, a), self.rules.ordered);

@@ -151,6 +151,8 @@ pub struct Knobs {
     /// Whether a `tools/call` may be task-augmented, and whether its task must be durable
     /// before the `CreateTaskResult`.
     pub task_creation: Knob<TaskCreation>,
+    /// Whose earlier requests an idempotency key is matched against (the scope of the records).
+    pub idempotency_key_scope: Knob<KeyScope>,
 }
 
 /// Whether a profile is a released revision or a proposal.
@@ -350,6 +352,7 @@ raw_knobs!(
     request_id_dedup => RequestIdDedup: IdDedup = IdDedup::Unspecified,
     retry_after_timeout => RetryAfterTimeout: RetryAfterTimeout = RetryAfterTimeout::Unspecified,
     task_creation => TaskCreation: TaskCreation = TaskCreation::None,
+    idempotency_key_scope => IdempotencyKeyScope: KeyScope = KeyScope::Unspecified,
 );
 
 /// The profiles shipped with mcp-once: (name, file path in the repository, text).

@@ -20,6 +20,10 @@ named_enum!(
         /// At-most-once and success-implies-effect together: an acknowledged call took effect
         /// exactly once, and no call took effect twice.
         ExactlyOnce = "exactly-once",
+        /// No call is answered with a result stored for a request of another caller (two
+        /// callers presenting one key, `--callers 2`; with one caller it cannot fail, and is
+        /// not checked).
+        NoForeignReplay = "no-foreign-replay",
     }
 );
 
@@ -31,7 +35,14 @@ impl PropertyKind {
             PropertyKind::NoSilentEffect => "the client never reports failure for a call that took effect",
             PropertyKind::SuccessImpliesEffect => "a call reported as succeeded took effect",
             PropertyKind::ExactlyOnce => "an acknowledged call took effect exactly once, and none twice",
+            PropertyKind::NoForeignReplay => "no call is answered with the result stored for another caller's request",
         }
+    }
+
+    /// Whether a search of `config`'s cell checks this property: `no-foreign-replay` only with
+    /// two callers (with one, no record is ever another caller's), every other always.
+    pub fn checked_in(self, config: &crate::config::Config) -> bool {
+        self != PropertyKind::NoForeignReplay || config.callers > 1
     }
 
     /// Whether the property holds in state `s` of `model`.
@@ -46,6 +57,7 @@ impl PropertyKind {
             PropertyKind::ExactlyOnce => {
                 PropertyKind::AtMostOnce.holds(model, s) && PropertyKind::SuccessImpliesEffect.holds(model, s)
             }
+            PropertyKind::NoForeignReplay => s.attempts.iter().flatten().all(|t| !t.foreign),
         }
     }
 }

@@ -48,6 +48,12 @@ pub fn knobs_for(model: &McpModel, after: &State, action: &Action) -> Vec<KnobId
         }
         _ => {}
     }
+    // Two callers: which records a request is read against is the records' scope.
+    if let Action::ServerReceive { call, attempt, .. } = *action {
+        if after.attempts[call as usize][attempt as usize].foreign {
+            knobs.push(KnobId::IdempotencyKeyScope);
+        }
+    }
     knobs
 }
 
@@ -171,6 +177,15 @@ pub fn describe(model: &McpModel, before: &State, action: &Action, after: &State
             out.push_str(&format!("; id {}, which waited on the same key, now {woken}", t.id));
         }
     }
+    for (c, a) in crate::callers::foreign_answers(before, after) {
+        let other = crate::callers::partner(c);
+        out.push_str(&format!(
+            "; the result id {} is answered with is caller {}'s (stored for call {other}'s request with the same key): caller {}'s tool never ran for it",
+            after.attempts[c][a].id,
+            model.caller(other),
+            model.caller(c)
+        ));
+    }
     out
 }
 
@@ -179,6 +194,10 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
     let id = |c: u8, a: u8| after.attempts[c as usize][a as usize].id;
     let key = |c: u8, a: u8| match after.attempts[c as usize][a as usize].key {
         0 => String::new(),
+        // Two callers: caller 1's call presents the key of caller 0's call before it.
+        k if model.caller(c as usize) == 1 => {
+            format!(", idempotency key k{}.{} (caller 1 presents the key of caller 0's call {})", c - 1, k - 1, c - 1)
+        }
         k => format!(", idempotency key k{c}.{}", k - 1),
     };
     match *action {
@@ -211,6 +230,10 @@ fn describe_step(model: &McpModel, before: &State, action: &Action, after: &Stat
                         _ => "the replayed result of an earlier request".to_string(),
                     }
                 }
+                ServerSide::RespondedReplay if t.foreign => format!(
+                    "the result stored for caller {}'s request with the same key (another caller's result)",
+                    model.caller(crate::callers::partner(call as usize))
+                ),
                 ServerSide::RespondedReplay => "the replayed result of an earlier request".to_string(),
                 ServerSide::RespondedError if model.config.server.validates_ids() => {
                     "an error (-32602: the task id already exists)".into()

@@ -93,7 +93,10 @@ pub fn explore(model: &McpModel, properties: &[PropertyKind]) -> Exploration {
 /// Explore `model` breadth-first, checking `properties` (and the worst case if asked), until
 /// every reachable state is seen, or (without `worst`) every property asked for is violated, or
 /// the budget is reached (see [`search`]; on disk past the memory limit with a spill folder).
+/// A property the cell does not check ([`PropertyKind::checked_in`]) is left out, with no result.
 pub fn explore_with(model: &McpModel, properties: &[PropertyKind], options: Options) -> Exploration {
+    let properties: Vec<PropertyKind> = properties.iter().copied().filter(|p| p.checked_in(&model.config)).collect();
+    let properties = &properties[..];
     let found = search(model, properties, options);
     let stats = found.stats;
     let results = properties

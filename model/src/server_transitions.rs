@@ -123,11 +123,13 @@ impl McpModel {
             }
         } else if server.uses_keys() && t.key != 0 {
             let bit = Self::key_bit(t.key);
-            let running = s.keys_running[st][c] & bit != 0;
-            let known = running || self.key_completed(s, st, c, t.key);
+            // With two callers whose records are one per key, the partner call's count too.
+            let running = self.key_in_progress(s, st, c, t.key);
+            let owner = self.record_owner(s, st, c, t.key);
+            let known = running || owner.is_some();
             match (self.rules.semantics, self.rules.in_progress) {
                 _ if server.validates_ids() && known => ServerSide::RespondedError,
-                (KeySemantics::Dedup, _) if self.key_completed(s, st, c, t.key) => self.key_replay(s, c, a),
+                (KeySemantics::Dedup, _) if owner.is_some() => self.key_replay(s, c, a, owner),
                 (KeySemantics::Dedup, InProgress::Reject) if running => ServerSide::RespondedError,
                 (KeySemantics::Dedup, InProgress::Wait) if running => ServerSide::Waiting,
                 // No in-progress rule: the duplicate is not recognised, and runs beside the first.
@@ -246,8 +248,12 @@ impl McpModel {
 
     /// The answer a key store replays to attempt `(c, a)`: the one stored with the key, which
     /// is of the kind this request's own round gives (see `receive_request`), so an
-    /// input-required one where the handler asks for input in that round.
-    fn key_replay(&self, s: &mut State, c: usize, a: usize) -> ServerSide {
+    /// input-required one where the handler asks for input in that round. The record is call
+    /// `owner`'s; another caller's marks the attempt `foreign` (`callers.rs`).
+    fn key_replay(&self, s: &mut State, c: usize, a: usize, owner: Option<usize>) -> ServerSide {
+        if owner.is_some_and(|o| self.caller(o) != self.caller(c)) {
+            s.attempts[c][a].foreign = true;
+        }
         let round = s.attempts[c][a].round;
         if self.config.handler.asks_input(round) {
             s.attempts[c][a].replayed_round = round;
@@ -270,9 +276,9 @@ impl McpModel {
                     continue;
                 }
                 let st = self.store_of(s, c, a);
-                if self.key_completed(s, st, c, t.key) {
-                    s.attempts[c][a].server = self.key_replay(s, c, a);
-                } else if s.keys_running[st][c] & Self::key_bit(t.key) == 0 {
+                if let Some(owner) = self.record_owner(s, st, c, t.key) {
+                    s.attempts[c][a].server = self.key_replay(s, c, a, Some(owner));
+                } else if !self.key_in_progress(s, st, c, t.key) {
                     s.keys_running[st][c] |= Self::key_bit(t.key);
                     s.attempts[c][a].server = ServerSide::Pending;
                 }

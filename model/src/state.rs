@@ -266,6 +266,9 @@ pub struct View {
     /// The run's bound on session terminations: while one is left, a new session can start
     /// the id counter over with the server running.
     pub session_bound: u8,
+    /// Two callers (`--callers 2`): the calls are not put in a canonical order (a call's
+    /// caller and partner depend on its place).
+    pub two_callers: bool,
 }
 
 impl State {

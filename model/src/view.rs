@@ -43,7 +43,9 @@ type CallBlock = (u64, u128);
 /// An attempt's facts in one word: byte 0 its MRTR round (bits 2-3), the instance that read it
 /// (bit 4) and the round of a replayed input request (bits 6-7); byte 1 its id; byte 2 its key
 /// (bits 0-3), client side (bits 4-6) and whether the client holds its task id (bit 7, under
-/// `CLIENT`: kept exactly where the client side is); byte 3 its server side.
+/// `CLIENT`: kept exactly where the client side is); byte 3 its server side (bits 0-3) and
+/// whether it was answered from another caller's record (bit 4, `FOREIGN`: always kept, so
+/// that a state that broke `no-foreign-replay` never merges with one that did not).
 fn raw(t: &Attempt) -> u32 {
     (t.round as u32) << 2
         | (t.instance as u32) << 4
@@ -53,6 +55,7 @@ fn raw(t: &Attempt) -> u32 {
         | (t.client as u32) << 20
         | (t.task as u32) << 23
         | (t.server as u32) << 24
+        | (t.foreign as u32) << 28
 }
 
 /// How the view writes an attempt with given client and server sides: the bits of its
@@ -75,7 +78,8 @@ const REPLAYED: u32 = 0xc0;
 const ID: u32 = 0xff << 8;
 const KEY: u32 = 0x0f << 16;
 const CLIENT: u32 = 0xf0 << 16;
-const SERVER: u32 = 0xff << 24;
+const SERVER: u32 = 0x0f << 24;
+const FOREIGN: u32 = 0x10 << 24;
 
 const CLIENT_SIDES: [ClientSide; 5] =
     [ClientSide::Unsent, ClientSide::Waiting, ClientSide::Abandoned, ClientSide::Answered, ClientSide::Broken];
@@ -99,7 +103,7 @@ const SERVER_SIDES: [ServerSide; 13] = [
 const fn attempt_rule(flags: usize, client: ClientSide, server: ServerSide) -> AttemptRule {
     let (detail, ids_matter, ids_outstanding, ids_reused) =
         (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0, flags & 8 != 0);
-    let mut keep = ROUND | KEY;
+    let mut keep = ROUND | KEY | FOREIGN;
     let mut set = 0;
     if detail || server.in_flight() {
         keep |= INSTANCE;
@@ -214,7 +218,9 @@ impl State {
         // order[i]: the call written i-th (a stable insertion sort of the started calls);
         // rank[c]: where call c is written.
         let mut order: [usize; MAX_CALLS] = std::array::from_fn(|c| c);
-        if lean {
+        // Calls of two callers are not interchangeable (each has its caller and its partner
+        // call, whose key it shares): with two callers the calls stay in place.
+        if lean && !v.two_callers {
             let started = self.calls.iter().take_while(|c| c.phase != Phase::Idle).count();
             for i in 1..started {
                 let mut j = i;

@@ -94,6 +94,7 @@ const SEP_3182_SECTIONS: &[&str] = &[
     "Specification › Implementation ordering is intentionally unspecified",
     "Specification › Relationship to SEP-2663 (Tasks Extension)",
     "Specification › Relationship to the 2026-07-28 stateless core and MRTR",
+    "Security Implications",
 ];
 
 #[test]

@@ -23,7 +23,8 @@ pub enum Answer {
 /// What the reference model says of one cell.
 #[derive(Clone, Debug)]
 pub struct Report {
-    /// One answer per property, in `PropertyKind::ALL`'s order.
+    /// One answer per property the cell checks ([`PropertyKind::checked_in`]), in
+    /// `PropertyKind::ALL`'s order.
     pub answers: Vec<(PropertyKind, Answer)>,
     /// The most effects one call reaches, and a shortest path there (`None` with 0 effects).
     pub worst: (u8, Option<Path>),
@@ -62,7 +63,7 @@ pub fn check(config: &Config, profile: &Profile, limit: usize, sabotage: Option<
     let mut states = 0;
     let found = survey(&model, limit, &mut states)?;
     let mut answers = Vec::new();
-    for p in PropertyKind::ALL {
+    for p in PropertyKind::ALL.iter().filter(|p| p.checked_in(config)) {
         let answer = if found.contains(&p.as_str()) {
             let path = run(&model, Goal::Violate(*p), limit, &mut states)?;
             Answer::Violated(path.expect("a violation the survey found"))

@@ -11,7 +11,7 @@
 //! `tests/differential.rs` runs both models on the same cells and compares their answers.
 //!
 //! What it covers: plain `tools/call` only (it panics on `--tasks augmented`, written after
-//! it), every tool handler but `input-before-effect-single-use` (written after it;
+//! it), one caller (it panics on `--callers 2`, written after it), every tool handler but `input-before-effect-single-use` (written after it;
 //! the reference panics on it) (`effect-only`, and under multi round-trip requests,
 //! 2026-07-28 `mrtr.mdx`, `input-after-effect`, `input-before-effect` and
 //! `input-after-effect-stateful` with one or two input rounds: continuations under ids of their

@@ -48,5 +48,7 @@ pub fn holds(p: PropertyKind, rules: &Rules, w: &World) -> bool {
         PropertyKind::ExactlyOnce => {
             holds(PropertyKind::AtMostOnce, rules, w) && holds(PropertyKind::SuccessImpliesEffect, rules, w)
         }
+        // One caller (the reference refuses two): no record is another caller's.
+        PropertyKind::NoForeignReplay => true,
     }
 }

@@ -73,6 +73,10 @@ impl Rules {
         if config.tasks != mcp_once_model::Tasks::None {
             panic!("the reference model does not cover task-augmented tools/call (--tasks {})", config.tasks);
         }
+        // Written after the reference too: two callers presenting one key (`--callers 2`).
+        if config.callers != 1 {
+            panic!("the reference model does not cover two callers (--callers {})", config.callers);
+        }
         let k = &profile.knobs;
         let http = config.transport == Transport::Http;
         let stdio_can_cancel = k.stdio_cancel.value == StdioCancel::Notification;

@@ -7,12 +7,12 @@ use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_cells, ru
 use crate::conformant::check_conformant;
 use crate::report::format::{formats_for, print, Format};
 use crate::report::render::{Kind, Report};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use mcp_once_model::budget::human_bytes;
 use mcp_once_model::catalogue::{own_annotations, own_handlers, with_annotations};
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::Options;
+use mcp_once_model::{Options, PropertyKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,6 +66,9 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
             None => vec![],
         };
         let mut matrix = matrix_cells(&profiles, &[], &handlers);
+        // These cells have one caller each: `no-foreign-replay` is checked with two only.
+        let props: Vec<PropertyKind> =
+            props.iter().copied().filter(|p| matrix.iter().any(|(c, _)| p.checked_in(c))).collect();
         // A profile whose retry rule reads the tool's annotations: every annotation too.
         if let (Some(_), [p]) = (&a.config.profile, profiles.as_slice()) {
             let annotations = own_annotations(p);
@@ -78,6 +81,11 @@ pub fn run(a: CheckArgs) -> Result<ExitCode> {
         return Ok(exit_code(&cells));
     }
     let (config, profile) = a.config.resolve()?;
+    if let [p] = props[..] {
+        if !p.checked_in(&config) {
+            bail!("--property {p} is checked with two callers (--callers 2): one caller's keys never meet another's");
+        }
+    }
     warn_stale_citations(&profile);
     // One property answers at its shortest counterexample; `all` is the full report.
     let options = Options { worst: a.worst || props.len() > 1, budget, threads: 1 };

@@ -125,6 +125,7 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect();
+    out.extend(f.callers.flags());
     out.extend(a.cells.iter().map(|c| format!("--cells {c}")));
     out
 }
@@ -142,6 +143,8 @@ fn not_for_given_server(c: &Config) -> Option<&'static str> {
         Some("its tool asks for input (MRTR)")
     } else if c.deployment.instances > 1 {
         Some("its server runs as several instances")
+    } else if c.callers > 1 {
+        Some("its calls come from two callers, and the runner plays one")
     } else {
         None
     }
@@ -178,6 +181,7 @@ fn cells(a: &ConfirmArgs) -> Result<Vec<(Config, Arc<Profile>)>> {
             c.handler.rounds = a.config.rounds.unwrap_or(c.handler.rounds);
             c.tasks = a.config.tasks.unwrap_or(c.tasks);
             c.task_records = a.config.task_records.unwrap_or(c.task_records);
+            let c = a.config.callers.apply(c);
             (c.normalised(), p)
         })
         .filter(|(c, p)| c.applicable(p).is_ok() && selected(a, c))

@@ -37,6 +37,9 @@ pub struct DiffArgs {
     /// scope (`idempotency_continuations = included`), else effect-only.
     #[arg(long, value_delimiter = ',', value_parser = crate::args::parse::<HandlerKind>, value_name = "LIST")]
     handler: Vec<HandlerKind>,
+    /// Every cell with two callers presenting one key, as `matrix --callers` does.
+    #[command(flatten)]
+    callers: crate::args::CallerArgs,
     /// Leave the counterexample traces out: the bottom line, the bounds and each cell's
     /// verdicts only (short enough for a GitHub comment).
     #[arg(long)]
@@ -53,13 +56,13 @@ pub struct DiffArgs {
 }
 
 impl DiffArgs {
-    /// The bound flags applied to a cell of the default matrix.
+    /// The bound flags and the callers' applied to a cell of the default matrix.
     fn bounded(&self, mut c: Config) -> Config {
         let b = &mut c.bounds;
         b.calls = self.calls.unwrap_or(b.calls);
         b.retries = self.retries.unwrap_or(b.retries);
         b.crashes = self.crashes.unwrap_or(b.crashes);
-        c
+        self.callers.apply(c)
     }
 
     /// The handler kinds compared under profiles `a` and `b`, and why, in words.

@@ -1,7 +1,7 @@
 //! `mcp-once matrix`: every built-in cell of the chosen profiles, as a table or JSON.
 
 use crate::args::parse;
-use crate::args::BudgetArgs;
+use crate::args::{BudgetArgs, CallerArgs};
 use crate::cells::{builtins, exit_code, matrix_cells, profile_for, run_with_progress, with_instances};
 use crate::report::format::{formats_for, print, Format};
 use crate::report::json::MatrixRecord;
@@ -45,6 +45,11 @@ pub struct MatrixArgs {
     /// 2025-11-25) are not applicable.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     instances: Vec<u8>,
+    /// Every cell with two callers presenting one key (`--callers 2`), under the key records'
+    /// scope `--key-scope` gives (default: the profile's); cells without a key store are then not
+    /// applicable.
+    #[command(flatten)]
+    callers: CallerArgs,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Check only shard K of N: the cells whose index (from 0, in the matrix's order) modulo N
@@ -63,7 +68,10 @@ pub fn run(a: MatrixArgs) -> Result<ExitCode> {
     };
     // Every property and the worst case: the table's last column is the exact worst case.
     let options = Options { worst: true, budget: a.budget.budget()?, threads: 1 };
-    let all = with_instances(matrix_cells(&profiles, &a.cancel, &a.handler), &a.instances);
+    let all: Vec<_> = with_instances(matrix_cells(&profiles, &a.cancel, &a.handler), &a.instances)
+        .into_iter()
+        .map(|(c, p)| (a.callers.apply(c), p))
+        .collect();
     let whole = all.len();
     let configs = match a.shard {
         Some(shard) => shard.select(all),

@@ -151,7 +151,13 @@ fn grid(cells: &[&Cell], replays: Option<&Replays<'_>>) -> String {
     let mut out = String::from(
         "<table class=\"grid\"><tr><th>transport</th><th>client</th><th>key</th><th>server</th><th>bounds</th>",
     );
-    for p in PropertyKind::ALL {
+    // `no-foreign-replay` has a column only where a cell has two callers (checks it).
+    let checked = |p: PropertyKind| {
+        cells.iter().any(|c| c.outcome.as_ref().is_ok_and(|k| k.results.iter().any(|r| r.property == p)))
+    };
+    let shown: Vec<PropertyKind> =
+        PropertyKind::ALL.iter().copied().filter(|p| *p != PropertyKind::NoForeignReplay || checked(*p)).collect();
+    for p in &shown {
         let _ = write!(out, "<th>{p}</th>");
     }
     out.push_str("<th>worst</th></tr>\n");
@@ -192,12 +198,12 @@ fn grid(cells: &[&Cell], replays: Option<&Replays<'_>>) -> String {
         match &c.outcome {
             Err(why) => {
                 let why = escape(&why.to_string());
-                for _ in 0..=PropertyKind::ALL.len() {
+                for _ in 0..=shown.len() {
                     let _ = write!(out, "<td class=\"na\" title=\"{why}\">n/a</td>");
                 }
             }
             Ok(checked) => {
-                for p in PropertyKind::ALL {
+                for p in &shown {
                     let kind = TraceKind::Counterexample(*p);
                     let td = match checked.results.iter().find(|r| r.property == *p) {
                         None => "<td>-</td>".to_string(),

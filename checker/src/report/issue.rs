@@ -135,6 +135,7 @@ fn what_happened(property: TraceKind, effects: u8) -> String {
         PropertyKind::AtMostOnce | PropertyKind::ExactlyOnce => format!("one tools/call takes effect {effects} times"),
         PropertyKind::NoSilentEffect => "a tools/call reported as failed took effect".into(),
         PropertyKind::SuccessImpliesEffect => "a tools/call reported as succeeded never took effect".into(),
+        PropertyKind::NoForeignReplay => "a tools/call is answered with another caller's stored result".into(),
     }
 }
 

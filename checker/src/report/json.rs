@@ -23,7 +23,7 @@ use mcp_once_model::conformance;
 use mcp_once_model::search::Stats;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
-    Annotation, Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, PropertyKind, Resumption,
+    Annotation, Cancellation, ClientPolicy, Config, End, HandlerKind, KeyLifetime, KeyScope, PropertyKind, Resumption,
     ServerImpl, StoreScope, TaskRecords, Tasks, Transport, Verdict, WorstSearch,
 };
 use serde::{Deserialize, Serialize};
@@ -39,6 +39,9 @@ pub struct ConfigRecord<'a> {
     pub annotation: Option<Annotation>,
     /// Logical calls.
     pub calls: u8,
+    /// Callers sharing the server, where there are more than one (absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<u8>,
     /// Cancellation handling, where `--cancel` overrides the server preset's (absent: the
     /// preset's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +58,10 @@ pub struct ConfigRecord<'a> {
     pub instances: Option<u8>,
     /// Idempotency key lifetime.
     pub key: KeyLifetime,
+    /// The scope of the key records, where `--key-scope` sets one other than the profile's
+    /// (absent: the profile's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_scope: Option<KeyScope>,
     /// Profile name or path.
     #[serde(borrow)]
     pub profile: Cow<'a, str>,
@@ -92,12 +99,14 @@ impl<'a> ConfigRecord<'a> {
         ConfigRecord {
             annotation: Some(c.annotation).filter(|a| *a != Annotation::None),
             calls: c.bounds.calls,
+            callers: Some(c.callers).filter(|n| *n != 1),
             cancel: c.cancel,
             client: c.client,
             crashes: c.bounds.crashes,
             handler: Some(c.handler.kind).filter(|k| *k != HandlerKind::EffectOnly),
             instances: Some(c.deployment.instances).filter(|n| *n != 1),
             key: c.key,
+            key_scope: c.key_scope,
             profile: Cow::Borrowed(&c.profile),
             resumption: Some(c.resumption).filter(|r| *r != Resumption::None),
             retries: c.bounds.retries,

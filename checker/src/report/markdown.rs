@@ -249,7 +249,33 @@ pub fn not_covered(m: &McpModel) -> Vec<String> {
         ));
     }
     gaps.extend(tasks_gap(m));
+    gaps.extend(callers_gap(m));
     gaps
+}
+
+/// What a key-store cell leaves out of callers: a second caller presenting the same key, in a
+/// cell of one caller under a profile that scopes key records (`--callers 2` checks it), or what
+/// the two-caller model leaves out (`callers.rs`).
+fn callers_gap(m: &McpModel) -> Option<String> {
+    let scoped = m.profile.knobs.idempotency_key_scope.value != mcp_once_model::KeyScope::Unspecified;
+    if !m.config.server.uses_keys() || m.config.key == mcp_once_model::KeyLifetime::None {
+        return None;
+    }
+    if m.config.callers == 1 {
+        return scoped.then(|| {
+            "a second caller presenting the same idempotency key (copied, guessed or derived alike), which a server \
+             whose records are not scoped per caller answers with the first caller's result; this cell has one \
+             caller. `--callers 2` (with `--key-scope global` or `per-caller`) checks it."
+                .into()
+        });
+    }
+    Some(format!(
+        "of two callers presenting one key: the same key with different arguments (SEP-3182's conflict rule \
+         rejects it; here both callers send the same arguments), a record that leaves its retention window before \
+         the other caller presents the key (a record expires as it does for its own caller), and more than two \
+         callers. This cell's key records are scoped {}.",
+        m.key_scope()
+    ))
 }
 
 /// What a cell leaves out of tasks, where the profile has them: the task-augmented `tools/call`
@@ -324,6 +350,11 @@ pub fn summary_paragraph(m: &McpModel, property: TraceKind, cex: &Counterexample
             "the client reports the call as failed although its side effect happened".into()
         }
         PropertyKind::SuccessImpliesEffect => "the client is told the call succeeded although it never ran".into(),
+        PropertyKind::NoForeignReplay => {
+            "the server answers one caller's tool call with the result it stored for another caller's request with \
+             the same key, and the tool never runs for it"
+                .into()
+        }
     };
     let breaches: Vec<_> = conformance::cell_breaches(cfg, &m.profile).into_iter().filter(|b| b.binds()).collect();
     let allowed = if breaches.is_empty() {

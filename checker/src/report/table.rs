@@ -34,20 +34,23 @@ fn verdict_text(cell: &CellRecord, p: PropertyKind) -> String {
     }
 }
 
+/// The properties a table of `cells` has a column for: every one some cell checked (a cell with
+/// one caller does not check `no-foreign-replay`), and the four every cell checks.
+pub fn shown_properties(cells: &[CellRecord]) -> Vec<PropertyKind> {
+    let checked = |p: PropertyKind| {
+        cells
+            .iter()
+            .any(|c| matches!(c, CellRecord::Checked { results, .. } if results.iter().any(|r| r.property == p)))
+    };
+    PropertyKind::ALL.iter().copied().filter(|p| *p != PropertyKind::NoForeignReplay || checked(*p)).collect()
+}
+
 /// The matrix table of cell records (one run's, or shards merged): the same text either way.
 pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
-    let header = [
-        "profile",
-        "transport",
-        "client",
-        "key",
-        "server",
-        "at-most-once",
-        "no-silent-effect",
-        "success-implies-effect",
-        "exactly-once",
-        "worst",
-    ];
+    let shown = shown_properties(cells);
+    let mut header = vec!["profile", "transport", "client", "key", "server"];
+    header.extend(shown.iter().map(|p| p.as_str()));
+    header.push("worst");
     let rows: Vec<Vec<String>> = cells
         .iter()
         .map(|c| {
@@ -64,7 +67,7 @@ pub fn records_table(cells: &[CellRecord], markdown: bool) -> String {
                     None => cfg.server.to_string(),
                 } + if breaks_must(c) { " †" } else { "" },
             ];
-            for p in PropertyKind::ALL {
+            for p in &shown {
                 row.push(verdict_text(c, *p));
             }
             row.push(match c {
@@ -130,7 +133,7 @@ fn breaks_note(cells: &[CellRecord], mark: &str) -> String {
     if n == 0 {
         return String::new();
     }
-    format!("{mark}: the server of {n} cell(s) breaks a MUST of its profile (its instances keep stores of their own where the store MUST be shared; a server that only goes on with a cancelled request, against a SHOULD, is not marked); `mcp-once check` on such a cell names the MUST and shows whether a conformant server reaches the same violation, and its trace first.\n")
+    format!("{mark}: the server of {n} cell(s) breaks a MUST of its profile (for instance, its instances keep stores of their own where the store MUST be shared, or its key records answer one caller with another's where they MUST be scoped per caller; a server that only goes on with a cancelled request, against a SHOULD, is not marked); `mcp-once check` on such a cell names the MUST and shows whether a conformant server reaches the same violation, and its trace first.\n")
 }
 
 /// A line on the cells whose search stopped at its budget, if any (`word`: how `unknown` is

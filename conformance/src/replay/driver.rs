@@ -237,6 +237,13 @@ impl<'t> Driver<'t> {
         if self.script.path.len() != self.script.trace.actions.len() + 1 {
             return Err(StepError::diverged("the trace is not a path of the model"));
         }
+        // One runner plays one client: it cannot present one key as two callers.
+        if self.script.trace.config.callers > 1 {
+            return Err(StepError::cannot_tell(format!(
+                "the trace's calls come from {} callers presenting one key (--callers {}), and the runner plays one caller",
+                self.script.trace.config.callers, self.script.trace.config.callers
+            )));
+        }
         if self.script.trace.config.transport != self.session.opts.target.transport() {
             return Err(StepError::diverged(format!(
                 "the trace is for {} and the server is given over {}",

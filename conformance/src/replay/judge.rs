@@ -123,6 +123,11 @@ pub fn judge(property: PropertyKind, calls: &[CallOutcome]) -> Judgement {
     let unknown =
         "the observer cannot tell which call an effect belongs to (a ledger observer with `{{call}}` in --args can)";
     match property {
+        // One client plays every call: nothing here can tell which caller an answer is for.
+        PropertyKind::NoForeignReplay => judgement(
+            ReplayVerdict::Inconclusive,
+            "no-foreign-replay: the replay runner plays one caller, so it cannot present one key as two callers".into(),
+        ),
         PropertyKind::AtMostOnce => {
             if let Some(c) = calls.iter().find(|c| c.effects.is_some_and(|n| n >= 2)) {
                 return judgement(

@@ -277,7 +277,8 @@ impl FixturePaths {
     /// [`FixturePaths::options_for_profile`] for the cell `config` (its server, transport,
     /// cancellation handling and handler): a cell with `--cancel` or `--handler` starts the
     /// fixture with it where the SDK's fixture takes it ([`Sdk::cancel_option`],
-    /// [`Sdk::handler_options`]), and is refused with the reason where not.
+    /// [`Sdk::handler_options`]), and is refused with the reason where not (and so is a cell
+    /// with task-augmented calls or two callers, which no fixture or runner plays).
     pub fn options_for_cell(
         &self,
         sdk: Sdk,
@@ -285,6 +286,13 @@ impl FixturePaths {
         profile: &Profile,
         dir: &Path,
     ) -> Result<ReplayOptions, FixtureError> {
+        // One replay plays one client: nothing presents one key as two callers.
+        if config.callers > 1 {
+            return Err(FixtureError::Cannot(format!(
+                "the replay runner plays one caller, so it cannot present one key as {} callers (--callers {})",
+                config.callers, config.callers
+            )));
+        }
         let server = config.server;
         let status_query = server.uses_keys() && profile.knobs.idempotency_semantics.value == KeySemantics::StatusQuery;
         let mut more: Vec<String> = match sdk.cancel_option(server, config.cancel)? {
