@@ -45,6 +45,12 @@ impl PropertyKind {
         self != PropertyKind::NoForeignReplay || config.callers > 1
     }
 
+    /// The properties a search of `config`'s cell checks ([`PropertyKind::checked_in`]), in
+    /// the order of [`PropertyKind::ALL`].
+    pub fn checked(config: &crate::config::Config) -> Vec<PropertyKind> {
+        PropertyKind::ALL.iter().copied().filter(|p| p.checked_in(config)).collect()
+    }
+
     /// Whether the property holds in state `s` of `model`.
     pub fn holds(self, model: &McpModel, s: &State) -> bool {
         let mut calls = 0..model.config.bounds.calls as usize;

@@ -35,11 +35,12 @@ const PER_SERVER: usize = 2;
 /// property, the same worst case and its length, and no more states reduced. The unreduced
 /// state count, or `None` past [`LIMIT`].
 fn matches_unreduced(m: &McpModel) -> Option<(usize, usize)> {
-    let full = shortest_lengths(&m.without_reductions(), PropertyKind::ALL, LIMIT)?;
+    let properties = PropertyKind::checked(&m.config);
+    let full = shortest_lengths(&m.without_reductions(), &properties, LIMIT)?;
     let cell = &m.config;
-    let reduced = explore(m, PropertyKind::ALL);
+    let reduced = explore(m, &properties);
     let lengths: Vec<_> = reduced.results.iter().map(|r| r.counterexample.as_ref().map(|c| c.len())).collect();
-    assert_eq!(lengths, full.violations, "shortest violation of each of {:?} under {cell}", PropertyKind::ALL);
+    assert_eq!(lengths, full.violations, "shortest violation of each of {properties:?} under {cell}");
     assert_eq!(reduced.worst.effects, full.worst_effects, "worst case under {cell}");
     assert_eq!(reduced.worst.trace.as_ref().map(|t| t.len()), full.worst_length, "worst trace under {cell}");
     assert!(reduced.stats.states <= full.states, "{cell}: more states than the unreduced model");

@@ -20,6 +20,20 @@ pub fn applicable_cells(cells: &[Config], calls: u8) -> usize {
     cells.iter().filter(|c| bounded(c).applicable(&profile(c)).is_ok()).count()
 }
 
+/// The properties the searches of `cells` with `calls` check, summed over those that apply
+/// ([`PropertyKind::checked`]: `no-foreign-replay` only with two callers).
+pub fn checked_pairs(cells: &[Config], calls: u8) -> usize {
+    let profiles = builtin_profiles();
+    let profile = |c: &Config| profiles.iter().find(|p| p.name == c.profile).unwrap().clone();
+    let bounded = |c: &Config| Config { bounds: Bounds { calls, ..c.bounds }, ..c.clone() }.normalised();
+    cells
+        .iter()
+        .map(bounded)
+        .filter(|c| c.applicable(&profile(c)).is_ok())
+        .map(|c| mcp_once_model::PropertyKind::checked(&c).len())
+        .sum()
+}
+
 /// The searches each comparison below finds over its state limit at the test command's limit,
 /// by name: `over_the_limit.txt`, a `# COMPARISON` line, then each search's configuration on
 /// a line of its own. An unreduced model's state count changes only with the model, so the list
