@@ -4,7 +4,9 @@
 //! tasks and two effects observed; a replay of a task trace on a server that does not declare
 //! task-augmented `tools/call` (the plain Rust fixture; the tasks fixture under 2025-11-25,
 //! where rmcp has no such capability) inconclusive, naming the capability, never confirmed
-//! with plain calls; and `confirm --tasks` taking the task cells and only them.
+//! with plain calls; a `CreateTaskResult` the trace loses to a kill or a broken stream held by
+//! the runner (the fixture's `delay_task_result_ms`) so that the loss is real; and
+//! `confirm --tasks` taking the task cells and only them.
 
 use mcp_once_testkit::{mcp_once, scratch, text, trace_in};
 use serde_json::Value;
@@ -87,6 +89,43 @@ fn the_duplicate_task_is_confirmed_on_the_tasks_fixture_with_two_tasks_and_two_e
         for task in &tasks {
             let answered = format!(r#""resultType":"task","status":"working","taskId":"{task}""#);
             assert!(evidence.contains(&answered), "{transport}: no CreateTaskResult of {task} in the wire log");
+        }
+    }
+}
+
+/// The at-most-once counterexample of the 2026-07-28 task cell with a client that retries on a
+/// disconnect (one call, one retry, `crashes` kills), written into `dir`.
+fn lost_task_result_trace(dir: &Path, transport: &str, crashes: &str) -> std::path::PathBuf {
+    let out = mcp_once!()
+        .args(["check", "--profile", "mcp-2026-07-28", "--transport", transport, "--client", "retry-on-disconnect"])
+        .args(["--server", "plain", "--tasks", "augmented", "--calls", "1", "--retries", "1", "--crashes", crashes])
+        .args(["--property", "at-most-once", "--out"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    trace_in(dir, "at-most-once")
+}
+
+#[test]
+fn a_create_task_result_lost_to_a_kill_or_a_broken_stream_is_held_and_the_duplicate_confirmed() {
+    // Over stdio the kill comes after the first task's effect and before its CreateTaskResult
+    // leaves the server; over HTTP the client breaks the stream before the server answers. The
+    // fixture writes a CreateTaskResult as soon as the task exists unless the runner holds it.
+    for (transport, crashes) in [("stdio", "1"), ("http", "0")] {
+        let dir = scratch!("tasks-replay", &format!("lost-result-{transport}"));
+        let trace = lost_task_result_trace(&dir, transport, crashes);
+        let (v, code, lines) = replay_on_fixture(&dir, &trace, transport, "--tasks augmented");
+        assert_eq!(v["verdict"], "confirmed", "{transport}: {v:#}");
+        assert_eq!(code, 1, "{transport}");
+        assert_eq!((v["observed_effects"].as_u64(), lines), (Some(2), 2), "{transport}: {v:#}");
+        let evidence = std::fs::read_to_string(dir.join("evidence/evidence.jsonl")).unwrap();
+        assert!(evidence.contains("holding its CreateTaskResult"), "{transport}: the fixture held no CreateTaskResult");
+        if transport == "stdio" {
+            // The first process was killed holding its answer, and the trace ends before the
+            // client reads the retry's: no CreateTaskResult reached the runner.
+            let created = evidence.matches(r#""resultType":"task","status":"working""#).count();
+            assert_eq!(created, 0, "stdio: no CreateTaskResult on the wire");
         }
     }
 }

@@ -193,7 +193,7 @@ async fn in_progress_rejected(p: &mut KeyProbe, declared: &[String]) -> KeyOutco
     let key = p.key("in-progress");
     // Held after its commit: once its effect is seen, the first call has surely taken the key
     // and is still running, whatever order the server scheduled things in.
-    let first = p.send(&key, Hold { before_commit: false, before_respond: true }, args).await?;
+    let first = p.send(&key, Hold { before_respond: true, ..Hold::default() }, args).await?;
     let deadline = Instant::now() + p.session.opts.step_timeout;
     let baseline = p.baseline;
     let gen = p.session.generation();

@@ -108,6 +108,9 @@ impl Driver<'_> {
             };
             note.push_str(&format!(", held {} ms {what}", (self.session.opts.window + stagger).as_millis()));
         }
+        if self.session.task_result_arg && hold.before_task_result {
+            note.push_str(&format!(", its CreateTaskResult held {} ms", self.session.opts.window.as_millis()));
+        }
         if let Some(why) = late {
             note.push_str(&format!("; its write waits for the trace's ServerReceive of it: {why}"));
         }

@@ -66,6 +66,12 @@ impl Driver<'_> {
         let s = self.attempt(a)?;
         let bound = self.session.opts.step_timeout;
         let lost = self.response_lost(a);
+        // A task's CreateTaskResult the trace loses, which the tool gave the runner no way to
+        // hold: an answer first is a fault not made, not a server that differs from the trace.
+        let unheld_task_result = self.task_calls()
+            && !self.holds_task(a)
+            && self.attempts.holds.get(&a).is_some_and(|h| h.before_task_result)
+            && !self.session.task_result_arg;
         let sent = &self.attempts.sent;
         let seen = self
             .session
@@ -73,6 +79,9 @@ impl Driver<'_> {
                 if let Some(r) = answer(sent, session, a) {
                     if lost {
                         return Some(Ok(Done::observed(format!("the connection broke; the response the server had written before the kill ({}) is treated as lost (emulated crash point)", summarize(&r)))));
+                    }
+                    if unheld_task_result {
+                        return Some(Err(StepError::cannot_tell(format!("call {} attempt {}: the server wrote its CreateTaskResult ({}) before the connection broke, and the tool takes no delay_task_result_ms to hold it: the loss the trace needs was not made", a.0, a.1, summarize(&r)))));
                     }
                     return Some(Err(StepError::diverged(format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short", a.0, a.1, summarize(&r)))));
                 }

@@ -60,7 +60,11 @@ impl<'t> Driver<'t> {
         }
         Driver {
             session,
-            attempts: Attempts::new(pacing::holds_over(&trace.actions, trace.config.transport)),
+            attempts: Attempts::new(pacing::holds_over(
+                &trace.actions,
+                trace.config.transport,
+                trace.config.tasks == Tasks::Augmented,
+            )),
             script: Script::new(trace, trace_name, profile),
             baseline: 0.0,
             has_baseline: false,
@@ -276,6 +280,9 @@ impl<'t> Driver<'t> {
         let needs_hold = self.attempts.holds.values().any(|h| h.before_commit || h.before_respond);
         if needs_hold && !self.session.pace_args {
             self.note("the trace needs server steps held back, and the tool has no delay arguments: the replay can only take the server's own timing".into());
+        }
+        if self.attempts.holds.values().any(|h| h.before_task_result) && !self.session.task_result_arg {
+            self.note("the trace needs a CreateTaskResult held back, and the tool takes no delay_task_result_ms: the replay can only take the server's own timing, and an answer that comes first is a fault not made".into());
         }
         let actions = self.script.trace.actions.clone();
         for (i, action) in actions.iter().enumerate() {

@@ -122,8 +122,9 @@ impl Session {
         };
         self.tool = Some(tool.clone());
         let props = tool.pointer("/inputSchema/properties");
-        self.pace_args = self.opts.pace
-            && ["delay_before_ms", "delay_after_ms"].iter().all(|k| props.and_then(|p| p.get(*k)).is_some());
+        let takes = |k: &str| props.and_then(|p| p.get(k)).is_some();
+        self.pace_args = self.opts.pace && takes("delay_before_ms") && takes("delay_after_ms");
+        self.task_result_arg = self.opts.pace && takes("delay_task_result_ms");
         self.evidence.note(if self.pace_args {
             "the tool takes delay_before_ms and delay_after_ms: held steps are paced by them".to_string()
         } else {

@@ -74,14 +74,25 @@ pub fn call_args(args: &Map<String, Value>, logical: Logical<'_>) -> Map<String,
     args.iter().map(|(k, v)| (k.clone(), tagged(v, logical.tag))).collect()
 }
 
+/// Which delay arguments the tool under test takes: the runner holds a server step only
+/// through them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DelayArgs {
+    /// `delay_before_ms` and `delay_after_ms`: holds before the commit and before the response.
+    pub commit: bool,
+    /// `delay_task_result_ms`: a hold of a task-augmented call's `CreateTaskResult`, after the
+    /// task is created and its work started.
+    pub task_result: bool,
+}
+
 /// A `tools/call` of the tool in `opts` with request id `id` for `logical` (its key where the
-/// options put it, its tag in the arguments), and (`pace_args`: the tool takes them) the pacing
-/// delays `hold` asks for. `stagger` lengthens a held commit so that held commits keep the
-/// trace's order.
+/// options put it, its tag in the arguments), and (where `delays` says the tool takes them) the
+/// pacing delays `hold` asks for. `stagger` lengthens a held commit so that held commits keep
+/// the trace's order.
 pub fn tool_call(
     opts: &ReplayOptions,
     revision: Revision,
-    pace_args: bool,
+    delays: DelayArgs,
     id: &Value,
     logical: Logical<'_>,
     hold: Hold,
@@ -89,14 +100,17 @@ pub fn tool_call(
 ) -> Value {
     let key = logical.key;
     let mut args: Map<String, Value> = call_args(&opts.args, logical);
-    if pace_args {
-        let w = opts.window.as_millis() as u64;
+    let w = opts.window.as_millis() as u64;
+    if delays.commit {
         if hold.before_commit {
             args.insert("delay_before_ms".into(), json!(w + stagger.as_millis() as u64));
         }
         if hold.before_respond {
             args.insert("delay_after_ms".into(), json!(w));
         }
+    }
+    if delays.task_result && hold.before_task_result {
+        args.insert("delay_task_result_ms".into(), json!(w));
     }
     let mut params = json!({"name": opts.tool});
     if let Some(k) = key {

@@ -21,6 +21,10 @@ pub struct Hold {
     /// The response must wait (other steps come between the commit and the response, or the
     /// attempt commits but never responds in the trace).
     pub before_respond: bool,
+    /// Task-augmented calls: the `CreateTaskResult` must wait (the model writes it as the
+    /// server reads the request, and other steps come before the client reads it: a crash,
+    /// a broken stream or a timeout that loses it, or steps of other attempts).
+    pub before_task_result: bool,
 }
 
 /// The attempt an action belongs to, if any (a `ClientCall` starts attempt 0).
@@ -64,17 +68,21 @@ pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
             let respond = find(m + 1, Action::ServerRespond { call: id.0, attempt: id.1 });
             actions[m + 1..respond.unwrap_or(actions.len())].iter().any(between)
         });
-        out.insert(id, Hold { before_commit, before_respond });
+        out.insert(id, Hold { before_commit, before_respond, before_task_result: false });
     }
     out
 }
 
-/// [`holds`] over `transport`: over Streamable HTTP, an attempt whose response stream the client
+/// [`holds`] over `transport`, with `tasks` (task-augmented calls) the holds of each
+/// `CreateTaskResult` ([`task_result_holds`]) too. Over Streamable HTTP, an attempt whose response stream the client
 /// breaks (or closes to cancel) and whose server never reads that close nor answers in the trace
 /// also has its response held, so that the runner can close the stream after the commit and
 /// before the reply (`transport_steps.rs`).
-pub fn holds_over(actions: &[Action], transport: Transport) -> BTreeMap<AttemptId, Hold> {
+pub fn holds_over(actions: &[Action], transport: Transport, tasks: bool) -> BTreeMap<AttemptId, Hold> {
     let mut out = holds(actions);
+    if tasks {
+        task_result_holds(actions, &mut out);
+    }
     if transport == Transport::Http {
         for (&(call, attempt), hold) in out.iter_mut() {
             let has = |a: Action| actions.contains(&a);
@@ -87,6 +95,26 @@ pub fn holds_over(actions: &[Action], transport: Transport) -> BTreeMap<AttemptI
         }
     }
     out
+}
+
+/// Task-augmented calls: the model's server writes an attempt's `CreateTaskResult` in the step
+/// that reads its request (`ServerReceive`), and the client reads it at its next `ClientReceive`
+/// of that attempt. A step between the two that is not the server's own work on that attempt
+/// (a kill, a broken stream, a timeout, another attempt's step), or no read at all, needs the
+/// write held, or the answer would reach the client before the trace lets it.
+pub fn task_result_holds(actions: &[Action], out: &mut BTreeMap<AttemptId, Hold>) {
+    for (r, a) in actions.iter().enumerate() {
+        let Action::ServerReceive { call, attempt, .. } = *a else { continue };
+        let id = (call, attempt);
+        let read = actions[r + 1..]
+            .iter()
+            .position(|x| *x == Action::ClientReceive { call, attempt })
+            .map_or(actions.len(), |i| i + r + 1);
+        let between = |x: &Action| x.actor() != Actor::Server || attempt_of(x) != Some(id);
+        if actions[r + 1..read].iter().any(between) || read == actions.len() {
+            out.entry(id).or_default().before_task_result = true;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -109,8 +137,8 @@ mod tests {
             ServerCommit { call: 0, attempt: 1 },
         ];
         let h = holds(&t);
-        assert_eq!(h[&(0, 0)], Hold { before_commit: true, before_respond: true });
-        assert_eq!(h[&(0, 1)], Hold { before_commit: true, before_respond: false });
+        assert_eq!(h[&(0, 0)], Hold { before_commit: true, before_respond: true, before_task_result: false });
+        assert_eq!(h[&(0, 1)], Hold { before_commit: true, before_respond: false, before_task_result: false });
 
         // Scenario 2: commit at once, then the kill must come before the response.
         let t = [
@@ -125,7 +153,7 @@ mod tests {
             ServerCommit { call: 0, attempt: 1 },
         ];
         let h = holds(&t);
-        assert_eq!(h[&(0, 0)], Hold { before_commit: false, before_respond: true });
+        assert_eq!(h[&(0, 0)], Hold { before_commit: false, before_respond: true, before_task_result: false });
         assert_eq!(h[&(0, 1)], Hold::default());
 
         // A call that runs straight through needs nothing held.
@@ -162,7 +190,7 @@ mod tests {
             ServerReceive { call: 0, attempt: 0, instance: 0 },
             ServerRespond { call: 0, attempt: 0 },
         ];
-        assert_eq!(holds(&t)[&(0, 0)], Hold { before_commit: true, before_respond: false });
+        assert_eq!(holds(&t)[&(0, 0)], Hold { before_commit: true, before_respond: false, before_task_result: false });
     }
 
     #[test]
@@ -174,7 +202,41 @@ mod tests {
             ServerCommit { call: 0, attempt: 0 },
         ];
         assert!(!holds(&trace)[&(0, 0)].before_respond, "nothing comes after the commit");
-        assert!(holds_over(&trace, Transport::Http)[&(0, 0)].before_respond, "the close must precede the reply");
-        assert!(!holds_over(&trace, Transport::Stdio)[&(0, 0)].before_respond);
+        assert!(holds_over(&trace, Transport::Http, false)[&(0, 0)].before_respond, "the close must precede the reply");
+        assert!(!holds_over(&trace, Transport::Stdio, false)[&(0, 0)].before_respond);
+    }
+
+    #[test]
+    fn a_create_task_result_is_held_where_the_trace_loses_it_or_puts_steps_before_its_read() {
+        // A kill after the task's effect loses the CreateTaskResult written at ServerReceive.
+        let killed = [
+            ClientCall { call: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerCommit { call: 0, attempt: 0 },
+            ServerCrash { instance: 0 },
+            ClientSeesDisconnect { call: 0, attempt: 0 },
+        ];
+        assert!(holds_over(&killed, Transport::Stdio, true)[&(0, 0)].before_task_result);
+        assert!(!holds_over(&killed, Transport::Stdio, false)[&(0, 0)].before_task_result, "only task calls");
+        // Read at once, with only the task's own effect between: nothing held.
+        let read = [
+            ClientCall { call: 0 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerCommit { call: 0, attempt: 0 },
+            ClientReceive { call: 0, attempt: 0 },
+        ];
+        assert!(!holds_over(&read, Transport::Http, true)[&(0, 0)].before_task_result);
+        // Another attempt read between, and the first never read: both held.
+        let broken = [
+            ClientCall { call: 0 },
+            StreamBreak { call: 0, attempt: 0 },
+            ClientRetry { call: 0, attempt: 1 },
+            ServerReceive { call: 0, attempt: 0, instance: 0 },
+            ServerReceive { call: 0, attempt: 1, instance: 0 },
+            ServerCommit { call: 0, attempt: 0 },
+            ServerCommit { call: 0, attempt: 1 },
+        ];
+        let h = holds_over(&broken, Transport::Http, true);
+        assert!(h[&(0, 0)].before_task_result && h[&(0, 1)].before_task_result);
     }
 }

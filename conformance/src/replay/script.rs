@@ -56,6 +56,14 @@ impl<'t> Script<'t> {
         self.trace.actions[..self.at.min(self.trace.actions.len())].contains(action)
     }
 
+    /// Whether the trace's server read attempt `(call, attempt)`'s request (on any instance)
+    /// before the step being realised.
+    pub fn received_in_trace(&self, call: u8, attempt: u8) -> bool {
+        self.trace.actions[..self.at.min(self.trace.actions.len())]
+            .iter()
+            .any(|x| matches!(*x, Action::ServerReceive { call: c, attempt: t, .. } if (c, t) == (call, attempt)))
+    }
+
     /// The step being realised (none once the last is done).
     pub fn realising(&self) -> Option<&Action> {
         self.trace.actions.get(self.at)

@@ -49,6 +49,8 @@ pub struct Session {
     pub conduct: Conduct,
     /// Whether the tool takes `delay_before_ms` and `delay_after_ms` (pacing is possible).
     pub pace_args: bool,
+    /// Whether the tool takes `delay_task_result_ms` (a task's `CreateTaskResult` can be held).
+    pub task_result_arg: bool,
     /// The tool under test as `tools/list` gave it, once the server started.
     pub tool: Option<Value>,
     /// The client capabilities the runner declares (none, or [`message::input_capabilities`]
@@ -87,6 +89,7 @@ impl Session {
             responses: Responses::default(),
             conduct: Conduct::default(),
             pace_args: false,
+            task_result_arg: false,
             tool: None,
             capabilities: json!({}),
             server_capabilities: Value::Null,
@@ -515,9 +518,14 @@ impl Session {
         self.at().conn.as_ref().is_some_and(|c| c.close_stream(id))
     }
 
+    /// The delay arguments the tool takes, as far as pacing is on.
+    pub fn delay_args(&self) -> message::DelayArgs {
+        message::DelayArgs { commit: self.pace_args, task_result: self.task_result_arg }
+    }
+
     /// A `tools/call` of the tool under test (see [`message::tool_call`]).
     pub fn call_message(&self, id: &Value, logical: message::Logical<'_>, hold: Hold, stagger: Duration) -> Value {
-        let msg = message::tool_call(&self.opts, self.revision, self.pace_args, id, logical, hold, stagger);
+        let msg = message::tool_call(&self.opts, self.revision, self.delay_args(), id, logical, hold, stagger);
         message::declare(self.revision, &self.capabilities, msg)
     }
 }
