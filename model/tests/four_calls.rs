@@ -142,6 +142,7 @@ fn one_fact_changed(s: &State) -> Vec<State> {
             with(&|t| t.attempts[c][a].round ^= 1);
             with(&|t| t.attempts[c][a].instance ^= 1);
             with(&|t| t.attempts[c][a].task = !t.attempts[c][a].task);
+            with(&|t| t.attempts[c][a].foreign = !t.attempts[c][a].foreign);
         }
     }
     for i in 0..2 {

@@ -132,8 +132,8 @@ fn filters(a: &ConfirmArgs) -> Vec<String> {
 
 /// Why the counterexamples of cell `c` cannot be replayed on a server nobody here wrote (None:
 /// they can): the runner can start, kill and restart such a server, end its HTTP session (the
-/// client's DELETE) and count its effects, but cannot give it a store, an input round or a
-/// second instance.
+/// client's DELETE) and count its effects, but cannot give it a store, an input round, a
+/// second instance or a second caller (it plays one client).
 fn not_for_given_server(c: &Config) -> Option<&'static str> {
     if !matches!(c.server, ServerImpl::Plain | ServerImpl::HonoursCancel) {
         Some("its server keeps a store of request ids or keys")

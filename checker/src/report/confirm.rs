@@ -37,6 +37,10 @@ pub struct BehaviourFit {
     pub confirmed: usize,
     /// Whether every one was.
     pub fits: bool,
+    /// Of them, those the server refuted (not reproduced, or diverged from the trace); the rest
+    /// of those not confirmed reached no verdict (inconclusive, interrupted).
+    #[serde(default)]
+    pub refuted: usize,
 }
 
 impl ConfirmRecord {
@@ -57,7 +61,10 @@ fn fits(results: &[Confirmation]) -> Vec<BehaviourFit> {
         .map(|(server, fits)| {
             let of = on_server.iter().filter(|r| r.behaviour == Some(server));
             let ok = |r: &&Confirmation| matches!(r.verdict, ReplayVerdict::Confirmed | ReplayVerdict::Ran);
-            BehaviourFit { server, replays: of.clone().count(), confirmed: of.filter(ok).count(), fits }
+            let no = |r: &&Confirmation| matches!(r.verdict, ReplayVerdict::NotReproduced | ReplayVerdict::Diverged);
+            let (replays, confirmed, refuted) =
+                (of.clone().count(), of.clone().filter(ok).count(), of.filter(no).count());
+            BehaviourFit { server, replays, confirmed, fits, refuted }
         })
         .collect()
 }
@@ -71,9 +78,19 @@ fn fit_text(results: &[Confirmation]) -> String {
     let each: Vec<String> =
         fits.iter().map(|f| format!("{}: {} of {} confirmed", f.server, f.confirmed, f.replays)).collect();
     let fitting: Vec<String> = fits.iter().filter(|f| f.fits).map(|f| f.server.to_string()).collect();
+    let untold: Vec<String> = fits.iter().filter(|f| f.refuted == 0).map(|f| f.server.to_string()).collect();
+    let refuted: Vec<String> = fits.iter().filter(|f| f.refuted > 0).map(|f| f.server.to_string()).collect();
     let verdict = match fitting.len() {
-        0 => "it fits neither: some counterexample of each behaviour was not confirmed (see the reasons above)"
-            .to_string(),
+        0 if untold.is_empty() => {
+            "it fits neither: some counterexample of each behaviour was not reproduced or diverged (see the reasons above)"
+                .to_string()
+        }
+        0 if refuted.is_empty() => "which behaviour it has could not be told: no replay refuted either, and some of each reached no verdict (see the reasons above)".to_string(),
+        0 => format!(
+            "it does not behave as {}; whether it behaves as {} could not be told (no replay refuted it, and some reached no verdict)",
+            refuted.join(" or "),
+            untold.join(" or ")
+        ),
         1 if fits.len() > 1 => format!(
             "it behaves as {}; the other behaviour's counterexamples not confirmed are those it does not have",
             fitting[0]
@@ -133,4 +150,41 @@ pub fn confirm_text(results: &[Confirmation], evidence: &Path) -> String {
     ));
     out.push_str(&fit_text(results));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_once_model::trace::TraceKind;
+    use mcp_once_model::ServerImpl;
+
+    fn replay(behaviour: ServerImpl, verdict: ReplayVerdict) -> Confirmation {
+        Confirmation {
+            cell: format!("cell-{behaviour}"),
+            property: TraceKind::WorstCase,
+            sdk: "server".into(),
+            behaviour: Some(behaviour),
+            verdict,
+            reason: String::new(),
+            evidence: None,
+        }
+    }
+
+    #[test]
+    fn a_server_whose_replays_reach_no_verdict_is_not_said_to_fit_neither() {
+        use ReplayVerdict::*;
+        use ServerImpl::{HonoursCancel, Plain};
+        let untold = fit_text(&[replay(Plain, Inconclusive), replay(HonoursCancel, Inconclusive)]);
+        assert!(untold.contains("could not be told"), "{untold}");
+        assert!(!untold.contains("fits neither"), "{untold}");
+        let neither = fit_text(&[replay(Plain, NotReproduced), replay(HonoursCancel, Diverged)]);
+        assert!(neither.contains("it fits neither"), "{neither}");
+        let half = fit_text(&[replay(Plain, NotReproduced), replay(HonoursCancel, Inconclusive)]);
+        assert!(
+            half.contains("does not behave as plain") && half.contains("honours-cancel could not be told"),
+            "{half}"
+        );
+        let fits = fit_text(&[replay(Plain, Confirmed), replay(HonoursCancel, NotReproduced)]);
+        assert!(fits.contains("it behaves as plain"), "{fits}");
+    }
 }
