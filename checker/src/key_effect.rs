@@ -122,10 +122,12 @@ impl<'a> KeyEffect<'a> {
         KeyEffect { a, b, pairs }
     }
 
-    /// How many pairs come to each outcome for property `p` (outcomes with none left out).
+    /// How many pairs come to each outcome for property `p`, among the pairs whose keyed cell
+    /// checks it (`no-foreign-replay` only with two callers); outcomes with none left out, so
+    /// a property no cell checks has no counts at all.
     pub fn counts(&self, p: PropertyKind) -> BTreeMap<KeyOutcome, usize> {
         let mut out = BTreeMap::new();
-        for pair in &self.pairs {
+        for pair in self.pairs.iter().filter(|pair| p.checked_in(&pair.keyed.config)) {
             *out.entry(pair.outcome(p)).or_default() += 1;
         }
         out

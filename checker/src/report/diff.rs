@@ -97,6 +97,9 @@ fn key_section(keys: &KeyEffect, style: DiffStyle) -> String {
     );
     for p in PropertyKind::ALL {
         let counts = keys.counts(*p);
+        if counts.is_empty() {
+            continue;
+        }
         let parts: Vec<String> =
             KeyOutcome::ALL.iter().filter_map(|o| counts.get(o).map(|n| format!("{n} {}", o.word()))).collect();
         out.push_str(&if md {

@@ -450,18 +450,22 @@ pub struct KeysRecord {
     /// How many cells of the second profile send a key (and have a keyless baseline run).
     pub cells: usize,
     /// Per property, how many pairs come to each outcome (fixed, still-violated, regressed,
-    /// held-already, undecided, no-baseline; outcomes with none left out).
+    /// held-already, undecided, no-baseline; outcomes with none left out), among the pairs
+    /// whose cell checks it; a property none checks is left out.
     pub per_property: BTreeMap<PropertyKind, BTreeMap<KeyOutcome, usize>>,
-    /// Per property, the cells (by name) the key leaves violated.
+    /// Per property some cell checks, the cells (by name) the key leaves violated.
     pub still_violated: BTreeMap<PropertyKind, Vec<String>>,
 }
 
 impl KeysRecord {
     /// The record of `keys`.
     pub fn of(keys: &KeyEffect) -> KeysRecord {
-        let per_property = PropertyKind::ALL.iter().map(|p| (*p, keys.counts(*p))).collect();
+        // A property no key-bearing cell checks (no-foreign-replay with one caller) has no entry.
+        let per_property =
+            PropertyKind::ALL.iter().map(|p| (*p, keys.counts(*p))).filter(|(_, counts)| !counts.is_empty()).collect();
         let still_violated = PropertyKind::ALL
             .iter()
+            .filter(|p| !keys.counts(**p).is_empty())
             .map(|p| (*p, keys.still_violated(*p).iter().map(|pair| pair.name()).collect()))
             .collect();
         KeysRecord { cells: keys.pairs.len(), per_property, still_violated }
