@@ -8,7 +8,9 @@ use anyhow::Result;
 use clap::ValueEnum;
 use mcp_once_model::config::Bounds;
 use mcp_once_model::profile::ProfileKind;
-use mcp_once_model::{Budget, ClientPolicy, Config, KeyLifetime, Options, Profile, PropertyKind, ServerImpl, Verdict};
+use mcp_once_model::{
+    Budget, ClientPolicy, Config, KeyLifetime, KeyScope, Options, Profile, PropertyKind, ServerImpl, Verdict,
+};
 use std::sync::Arc;
 
 /// Whose issue a report is: what its title and suggested fix address.
@@ -106,6 +108,10 @@ fn candidates(cfg: &Config, audience: Audience, profiles: &[Profile]) -> Vec<(Co
     match audience {
         Audience::Server => {
             if let Some(p) = here {
+                // Two callers: the nearest server change is records scoped per caller.
+                if cfg.callers > 1 {
+                    push(Config { key_scope: Some(KeyScope::PerCaller), ..cfg.clone() }, p);
+                }
                 for key in keys {
                     for server in SERVERS {
                         push(Config { key, server, ..cfg.clone() }, p);

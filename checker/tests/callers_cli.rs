@@ -35,6 +35,31 @@ fn a_global_key_store_answers_the_second_caller_with_the_first_callers_result() 
 }
 
 #[test]
+fn explain_of_a_foreign_replay_files_it_against_the_server_and_suggests_records_per_caller() {
+    let dir = temp("explain");
+    let out = mcp_once!()
+        .args(CELL)
+        .args(["2", "--callers", "2", "--key-scope", "global", "--property", "no-foreign-replay", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let trace = trace_in(dir.path(), "no-foreign-replay");
+    let out = mcp_once!().arg("explain").arg(&trace).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    // Only a server that breaks SEP-3182's MUST answers one caller from another's record: the
+    // issue is the server's, not the spec's, and its fix is the scope the MUST asks for.
+    assert!(md.contains("Whose issue: **the server's SDK or implementation**"), "{md}");
+    assert!(md.contains("(`--key-scope per-caller`)"), "{md}");
+    assert!(!md.contains("no delivery guarantee lets a client prevent it"), "{md}");
+    // The step that breaks the scope rule does not also cite that rule as allowing it.
+    let step5 = md.split("\n5. ").nth(1).and_then(|s| s.split("\n\n").next()).expect("a fifth step");
+    assert!(step5.contains("**breaks the MUST** of `idempotency_key_scope`"), "{step5}");
+    assert!(!step5.contains("allowed by `idempotency_key_scope"), "{step5}");
+}
+
+#[test]
 fn callers_where_they_cannot_arise_are_refused_with_one_line() {
     let cases: [(&[&str], &str); 5] = [
         (&["--profile", "sep-3182", "--server", "key-durable", "--callers", "2"], "needs --calls 2 or more"),

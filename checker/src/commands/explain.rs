@@ -5,7 +5,7 @@
 
 use crate::args::BudgetArgs;
 use crate::cells::{builtins, profile_for};
-use crate::conformant::check_conformant;
+use crate::conformant::{check_conformant, ConformantAnswer};
 use crate::fix::{self, Audience};
 use crate::report::issue::{issue_markdown, Issue, GITHUB_LIMIT};
 use crate::report::redact::Redactor;
@@ -29,7 +29,8 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "DIR")]
     evidence: Option<PathBuf>,
     /// Whose issue it is (what the title and the suggested fix address): the server's SDK, the
-    /// client's retry policy, or the spec. Default: server with --evidence, spec without.
+    /// client's retry policy, or the spec. Default: server with --evidence, or where only a
+    /// server that breaks a MUST reaches the violation; spec otherwise.
     #[arg(long = "for", value_enum, value_name = "WHO")]
     audience: Option<Audience>,
     /// A `probe-client --records` folder: its `client.json` names the client (command and
@@ -60,13 +61,17 @@ pub fn run(a: ExplainArgs) -> Result<ExitCode> {
         evidence_of(&trace, &profile, ev).map_err(|why| anyhow!("{dir}: not the evidence of {file}: {why}"))?;
     }
     let client = a.client_record.as_deref().map(MeasuredClient::read).transpose()?;
-    let audience = a.audience.unwrap_or(if evidence.is_some() { Audience::Server } else { Audience::Spec });
     // The worst case's fix is the fix for its property: no call taking effect twice.
     let property = trace.property.judged();
     let budget = a.budget.budget()?;
-    let fix = fix::search(&valid.model.config, property, audience, budget, a.budget.threads())?;
     // Where the trace's server breaks a MUST, whether one that keeps it reaches the same.
     let conformant = check_conformant(&valid.model, &[property], Options { worst: false, budget, threads: 1 }, None)?;
+    // Whose issue, unless told: the server's where a replay named one, or where only a server
+    // that breaks a MUST reaches the violation (no spec change is needed); else the spec's.
+    let server_only = conformant.as_ref().is_some_and(|k| matches!(k.answer(property), ConformantAnswer::NotReached));
+    let audience =
+        a.audience.unwrap_or(if evidence.is_some() || server_only { Audience::Server } else { Audience::Spec });
+    let fix = fix::search(&valid.model.config, property, audience, budget, a.budget.threads())?;
     let issue = Issue {
         model: &valid.model,
         property: trace.property,

@@ -15,7 +15,7 @@ use mcp_once_model::explanation::explain_path;
 use mcp_once_model::profile::KeyPlacement;
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
-use mcp_once_model::{ClientPolicy, Config, KeyLifetime, McpModel, PropertyKind, ServerImpl};
+use mcp_once_model::{ClientPolicy, Config, KeyLifetime, KeyScope, McpModel, PropertyKind, ServerImpl};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -423,6 +423,17 @@ fn changes(from: &Config, to: &Config) -> Vec<String> {
     }
     if from.server != to.server {
         out.push(format!("the server would {} (`--server {}`)", server_words(to.server), to.server));
+    }
+    if from.key_scope != to.key_scope {
+        if let Some(scope) = to.key_scope {
+            let words = match scope {
+                KeyScope::PerCaller => {
+                    "match a key only against the same caller's earlier requests (its records scoped per caller)"
+                }
+                KeyScope::Global | KeyScope::Unspecified => "keep one key record for every caller",
+            };
+            out.push(format!("the server would {words} (`--key-scope {scope}`)"));
+        }
     }
     out
 }

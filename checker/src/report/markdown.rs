@@ -6,7 +6,7 @@ use crate::conformant::{Conformant, ConformantAnswer};
 use crate::report::sequence::mermaid;
 use mcp_once_model::conformance;
 use mcp_once_model::explanation::explain_path;
-use mcp_once_model::profile::{InputRequired, TaskCreation};
+use mcp_once_model::profile::{InputRequired, KnobId, TaskCreation};
 use mcp_once_model::search::Counterexample;
 use mcp_once_model::trace::TraceKind;
 use mcp_once_model::{
@@ -87,7 +87,9 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
     let mut out = String::new();
     for step in explain_path(m, cex) {
         let _ = writeln!(out, "{}. **{}** `{}`: {}", step.number, step.action.actor(), step.action, step.what);
-        for (knob, value, cite) in &step.rules {
+        // A rule the step goes against is cited with that breach, not as allowing the step.
+        let breached = |knob: &KnobId| step.breaches.iter().any(|b| b.knob == *knob);
+        for (knob, value, cite) in step.rules.iter().filter(|r| !breached(&r.0)) {
             let _ = writeln!(
                 out,
                 "   - allowed by `{knob} = {value}`: {} `{}` § {}{}: \"{}\"",
@@ -105,6 +107,18 @@ pub fn cited_steps(m: &McpModel, cex: &Counterexample) -> String {
                 format!("**does what the {}** of `{}` **advises against**", b.keyword, b.knob)
             };
             let _ = writeln!(out, "   - {head}: {}", b.what);
+            let cited = step.rules.iter().find(|r| r.0 == b.knob).filter(|(_, _, c)| !b.what.contains(&c.quote));
+            if let Some((knob, value, cite)) = cited {
+                let _ = writeln!(
+                    out,
+                    "     (`{knob} = {value}`: {} `{}` § {}{}: \"{}\")",
+                    cite.revision,
+                    cite.path,
+                    cite.section,
+                    cite.standing(),
+                    cite.quote
+                );
+            }
         }
     }
     out
