@@ -450,6 +450,28 @@ fn a_crash_point_without_delay_arguments_is_made_by_holding_the_write() {
     assert!(records.iter().any(|r| attached(&r)), "{records:?}");
 }
 
+/// A crash point the tool was asked to hold with no time to hold it (`--window-ms 0`): the
+/// answer leaves before the kill, so the loss the trace needs was not made. That is the runner's
+/// timing, not a server that differs from the trace: inconclusive, never diverged.
+#[test]
+fn an_answer_that_beats_its_crash_point_is_a_fault_not_made() {
+    let dir = temp("window-zero");
+    let cell = ["--profile", "mcp-2025-11-25", "--transport", "stdio", "--client", "retry-on-disconnect"];
+    let t = trace(&dir, &[&cell[..], &["--server", "plain", "--retries", "1", "--crashes", "1"]].concat());
+    let ledger = dir.join("ledger.jsonl");
+    let out = mcp_once!()
+        .arg("replay")
+        .arg(&t)
+        .args(["--stdio", &fixture(&ledger, ""), "--args", r#"{"amount":42}"#, "--window-ms", "0"])
+        .args(["--observe", &format!("ledger:{}", ledger.display()), "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    assert_eq!(v["verdict"], "inconclusive", "{v:#}");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("answered before the connection broke") && reason.contains("was not made"), "{reason}");
+}
+
 /// The in-progress key check on a tool without delay arguments (the fixture with pacing off):
 /// untestable until `--hold-args` names arguments that keep the call running after its effect;
 /// with them the durable key store rejects the duplicate; arguments the tool does not declare

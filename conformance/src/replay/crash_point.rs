@@ -66,8 +66,9 @@ impl Driver<'_> {
         let s = self.attempt(a)?;
         let bound = self.session.opts.step_timeout;
         let lost = self.response_lost(a);
-        // A task's CreateTaskResult the trace loses, which the tool gave the runner no way to
-        // hold: an answer first is a fault not made, not a server that differs from the trace.
+        // An answer that comes before the break the trace loses it to is a fault not made (the
+        // runner's timing, or a CreateTaskResult the tool gave it no way to hold), never a
+        // server that differs from the trace.
         let unheld_task_result = self.task_calls()
             && !self.holds_task(a)
             && self.attempts.holds.get(&a).is_some_and(|h| h.before_task_result)
@@ -81,9 +82,9 @@ impl Driver<'_> {
                         return Some(Ok(Done::observed(format!("the connection broke; the response the server had written before the kill ({}) is treated as lost (emulated crash point)", summarize(&r)))));
                     }
                     if unheld_task_result {
-                        return Some(Err(StepError::cannot_tell(format!("call {} attempt {}: the server wrote its CreateTaskResult ({}) before the connection broke, and the tool takes no delay_task_result_ms to hold it: the loss the trace needs was not made", a.0, a.1, summarize(&r)))));
+                        return Some(Err(StepError::fault_not_made(format!("call {} attempt {}: the server wrote its CreateTaskResult ({}) before the connection broke, and the tool takes no delay_task_result_ms to hold it: the loss the trace needs was not made", a.0, a.1, summarize(&r)))));
                     }
-                    return Some(Err(StepError::diverged(format!("call {} attempt {}: the server answered before the connection broke ({}); the pacing window was too short", a.0, a.1, summarize(&r)))));
+                    return Some(Err(StepError::fault_not_made(format!("call {} attempt {}: the server answered before the connection broke ({}), though asked to hold its answer: the pacing window was too short, so the loss the trace needs was not made", a.0, a.1, summarize(&r)))));
                 }
                 // A request that failed as it was sent (the server down) is the break the
                 // client sees; otherwise stdio's is the closed stdout.
@@ -135,6 +136,7 @@ impl Driver<'_> {
                 (CrashMethod::Ptrace, false) => "killed while strace held the response's write: it never left the server".to_string(),
                 (CrashMethod::DelayArgs, false) => "killed while the tool's delay held the response".to_string(),
                 (_, false) => "killed before the server wrote the response".to_string(),
+                (CrashMethod::DelayArgs, true) => "the server had written the response before the kill, though its delay was to hold it".to_string(),
                 (_, true) => "the server had written the response before the kill; the runner treats it as lost (emulated crash point)".to_string(),
             });
         }
