@@ -34,17 +34,23 @@ fn a_global_key_store_answers_the_second_caller_with_the_first_callers_result() 
     assert!(text(&out.stdout).contains("no-foreign-replay        holds"), "{}", text(&out.stdout));
 }
 
-#[test]
-fn explain_of_a_foreign_replay_files_it_against_the_server_and_suggests_records_per_caller() {
-    let dir = temp("explain");
+/// The 5-step `no-foreign-replay` counterexample (two callers, one record per key), written
+/// into `dir`.
+fn foreign_replay_trace(dir: &std::path::Path) -> std::path::PathBuf {
     let out = mcp_once!()
         .args(CELL)
         .args(["2", "--callers", "2", "--key-scope", "global", "--property", "no-foreign-replay", "--out"])
-        .arg(dir.path())
+        .arg(dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let trace = trace_in(dir.path(), "no-foreign-replay");
+    trace_in(dir, "no-foreign-replay")
+}
+
+#[test]
+fn explain_of_a_foreign_replay_files_it_against_the_server_and_suggests_records_per_caller() {
+    let dir = temp("explain");
+    let trace = foreign_replay_trace(dir.path());
     let out = mcp_once!().arg("explain").arg(&trace).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let md = text(&out.stdout);
@@ -113,14 +119,7 @@ fn the_matrix_takes_two_callers_where_the_flag_asks() {
 #[test]
 fn a_replay_of_two_callers_is_inconclusive_with_the_reason() {
     let dir = temp("replay");
-    let out = mcp_once!()
-        .args(CELL)
-        .args(["2", "--callers", "2", "--key-scope", "global", "--property", "no-foreign-replay", "--out"])
-        .arg(&*dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let t = trace_in(&dir, "no-foreign-replay");
+    let t = foreign_replay_trace(&dir);
     let ledger = dir.join("ledger.jsonl");
     let server = format!("{BIN} fixture --sdk rust --ledger {} --variant key-durable", ledger.display());
     let out = mcp_once!()

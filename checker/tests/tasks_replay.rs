@@ -20,18 +20,29 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The exactly-once counterexample of the task cell that loses a `CreateTaskResult` (one call,
-/// one retry, no crash) over `transport`, written into `dir`: 7 steps, two tasks.
-fn duplicate_task_trace(dir: &Path, profile: &str, transport: &str) -> std::path::PathBuf {
+/// The `property` counterexample of the `plain` task cell `[profile, transport, client]` (one
+/// call, one retry, `crashes` kills), written into `dir`.
+fn task_trace(
+    dir: &Path,
+    [profile, transport, client]: [&str; 3],
+    crashes: &str,
+    property: &str,
+) -> std::path::PathBuf {
     let out = mcp_once!()
-        .args(["check", "--profile", profile, "--transport", transport, "--client", "retry-any"])
-        .args(["--server", "plain", "--tasks", "augmented", "--calls", "1", "--retries", "1", "--crashes", "0"])
-        .args(["--property", "exactly-once", "--out"])
+        .args(["check", "--profile", profile, "--transport", transport, "--client", client])
+        .args(["--server", "plain", "--tasks", "augmented", "--calls", "1", "--retries", "1", "--crashes", crashes])
+        .args(["--property", property, "--out"])
         .arg(dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    trace_in(dir, "exactly-once")
+    trace_in(dir, property)
+}
+
+/// The exactly-once counterexample of the task cell that loses a `CreateTaskResult` (one call,
+/// one retry, no crash) over `transport`, written into `dir`: 7 steps, two tasks.
+fn duplicate_task_trace(dir: &Path, profile: &str, transport: &str) -> std::path::PathBuf {
+    task_trace(dir, [profile, transport, "retry-any"], "0", "exactly-once")
 }
 
 /// `mcp-once replay TRACE` on the Rust fixture started with `options` over `transport`, as
@@ -96,15 +107,7 @@ fn the_duplicate_task_is_confirmed_on_the_tasks_fixture_with_two_tasks_and_two_e
 /// The at-most-once counterexample of the 2026-07-28 task cell with a client that retries on a
 /// disconnect (one call, one retry, `crashes` kills), written into `dir`.
 fn lost_task_result_trace(dir: &Path, transport: &str, crashes: &str) -> std::path::PathBuf {
-    let out = mcp_once!()
-        .args(["check", "--profile", "mcp-2026-07-28", "--transport", transport, "--client", "retry-on-disconnect"])
-        .args(["--server", "plain", "--tasks", "augmented", "--calls", "1", "--retries", "1", "--crashes", crashes])
-        .args(["--property", "at-most-once", "--out"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    trace_in(dir, "at-most-once")
+    task_trace(dir, ["mcp-2026-07-28", transport, "retry-on-disconnect"], crashes, "at-most-once")
 }
 
 #[test]

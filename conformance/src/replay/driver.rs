@@ -55,16 +55,13 @@ impl<'t> Driver<'t> {
             session.capabilities = crate::replay::message::input_capabilities();
         }
         // Task-augmented calls: the client declares the tasks extension.
-        if trace.config.tasks == Tasks::Augmented {
+        let tasks = trace.config.tasks == Tasks::Augmented;
+        if tasks {
             session.capabilities = task_wire::client_capabilities(&session.capabilities);
         }
         Driver {
             session,
-            attempts: Attempts::new(pacing::holds_over(
-                &trace.actions,
-                trace.config.transport,
-                trace.config.tasks == Tasks::Augmented,
-            )),
+            attempts: Attempts::new(pacing::holds_over(&trace.actions, trace.config.transport, tasks)),
             script: Script::new(trace, trace_name, profile),
             baseline: 0.0,
             has_baseline: false,

@@ -46,6 +46,12 @@ pub fn is_send(a: &Action) -> bool {
     )
 }
 
+/// Whether step `x` comes between two steps of attempt `id`: every step does but the server's
+/// own for that same attempt (reading its request, storing its key, taking its effect).
+fn comes_between(x: &Action, id: AttemptId) -> bool {
+    x.actor() != Actor::Server || attempt_of(x) != Some(id)
+}
+
 /// The holds each attempt of a trace needs. A step of the same attempt that the server does
 /// for that same attempt (reading the request, storing its key) does not count as coming between.
 /// An attempt that never commits but is answered (an MRTR handler asking for input before its
@@ -59,8 +65,7 @@ pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
         }
         let id = attempt_of(a).expect("a send has an attempt");
         let find = |from: usize, want: Action| actions[from..].iter().position(|x| *x == want).map(|i| i + from);
-        // A step comes between unless the server does it for this same attempt.
-        let between = |x: &Action| x.actor() != Actor::Server || attempt_of(x) != Some(id);
+        let between = |x: &Action| comes_between(x, id);
         let commit = find(s + 1, Action::ServerCommit { call: id.0, attempt: id.1 });
         let decision = commit.or_else(|| find(s + 1, Action::ServerRespond { call: id.0, attempt: id.1 }));
         let before_commit = actions[s + 1..decision.unwrap_or(actions.len())].iter().any(between);
@@ -74,10 +79,10 @@ pub fn holds(actions: &[Action]) -> BTreeMap<AttemptId, Hold> {
 }
 
 /// [`holds`] over `transport`, with `tasks` (task-augmented calls) the holds of each
-/// `CreateTaskResult` ([`task_result_holds`]) too. Over Streamable HTTP, an attempt whose response stream the client
-/// breaks (or closes to cancel) and whose server never reads that close nor answers in the trace
-/// also has its response held, so that the runner can close the stream after the commit and
-/// before the reply (`transport_steps.rs`).
+/// `CreateTaskResult` ([`task_result_holds`]) too. Over Streamable HTTP, an attempt whose
+/// response stream the client breaks (or closes to cancel) and whose server never reads that
+/// close nor answers in the trace also has its response held, so that the runner can close the
+/// stream after the commit and before the reply (`transport_steps.rs`).
 pub fn holds_over(actions: &[Action], transport: Transport, tasks: bool) -> BTreeMap<AttemptId, Hold> {
     let mut out = holds(actions);
     if tasks {
@@ -110,8 +115,7 @@ pub fn task_result_holds(actions: &[Action], out: &mut BTreeMap<AttemptId, Hold>
             .iter()
             .position(|x| *x == Action::ClientReceive { call, attempt })
             .map_or(actions.len(), |i| i + r + 1);
-        let between = |x: &Action| x.actor() != Actor::Server || attempt_of(x) != Some(id);
-        if actions[r + 1..read].iter().any(between) || read == actions.len() {
+        if actions[r + 1..read].iter().any(|x| comes_between(x, id)) || read == actions.len() {
             out.entry(id).or_default().before_task_result = true;
         }
     }

@@ -3,7 +3,7 @@
 //! only the driver's loop moves [`Script::at`] on.
 
 use mcp_once_model::trace::TraceFile;
-use mcp_once_model::{Action, Profile, State};
+use mcp_once_model::{Action, Profile, State, Tasks};
 
 /// The trace being replayed and what follows from it.
 pub(crate) struct Script<'t> {
@@ -54,6 +54,11 @@ impl<'t> Script<'t> {
     /// once the last is done).
     pub fn done_in_trace(&self, action: &Action) -> bool {
         self.trace.actions[..self.at.min(self.trace.actions.len())].contains(action)
+    }
+
+    /// Whether the trace's calls are task-augmented (`--tasks augmented`).
+    pub fn task_calls(&self) -> bool {
+        self.trace.config.tasks == Tasks::Augmented
     }
 
     /// Whether the trace's server read attempt `(call, attempt)`'s request (on any instance)

@@ -26,7 +26,7 @@ use crate::replay::pacing::AttemptId;
 use crate::replay::step::{summarize, Done, StepError};
 use crate::replay::task_wire::{no_such_task, status_of, task_id_of};
 use crate::replay::types::Revision;
-use mcp_once_model::{State, Tasks};
+use mcp_once_model::State;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -34,7 +34,7 @@ use tokio::time::Instant;
 impl Driver<'_> {
     /// Whether the trace's calls are task-augmented.
     pub(crate) fn task_calls(&self) -> bool {
-        self.script.trace.config.tasks == Tasks::Augmented
+        self.script.task_calls()
     }
 
     /// Whether the client holds attempt `a`'s task before the step being driven.

@@ -73,7 +73,7 @@ impl Link<'_, '_> {
     fn reply_not_in_yet(&self, a: AttemptId) -> Result<(), StepError> {
         let (call, attempt) = a;
         let task_result_written = |r: &serde_json::Value| {
-            self.script.trace.config.tasks == mcp_once_model::Tasks::Augmented
+            self.script.task_calls()
                 && crate::replay::task_wire::task_id_of(self.session.revision, r).is_some()
                 && self.script.received_in_trace(call, attempt)
         };
