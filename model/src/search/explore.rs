@@ -18,7 +18,7 @@
 use crate::search::budget::Stop;
 use crate::search::fingerprint::Fingerprinter;
 use crate::search::fingerprint::Fp;
-use crate::search::parallel::{expand, in_runs, BATCH};
+use crate::search::parallel::{in_runs, Expansion, BATCH};
 pub use crate::search::pass::{End, Options, Stats, WorstSearch};
 use crate::search::pass::{Node, Tally, MEMORY_POLL, ROOT};
 use crate::search::seen::{Seen, Shards};
@@ -112,22 +112,12 @@ where
     // With several threads: the states taken off the queue together, their successors, and
     // whether each successor is new.
     let mut batch: VecDeque<(M::State, u32, u32)> = VecDeque::new();
-    let mut built = Vec::<Vec<(M::Action, Fp)>>::new().into_iter().flatten();
-    let mut counts = Vec::new().into_iter();
-    let mut fresh = Vec::new().into_iter();
+    let mut expansion = Expansion::new();
     loop {
         if threads > 1 && batch.is_empty() {
             let n = queue.len().min(BATCH);
             batch.extend(queue.drain(..n));
-            let runs = expand(model, &builder, batch.make_contiguous(), |x| &x.0, threads);
-            let mut each = Vec::with_capacity(batch.len());
-            let mut all = Vec::with_capacity(runs.len());
-            for run in runs {
-                all.push(run.successors);
-                each.extend(run.counts);
-            }
-            fresh = shards.insert_all(&all).into_iter();
-            (built, counts) = (all.into_iter().flatten(), each.into_iter());
+            expansion.fill(model, &builder, batch.make_contiguous(), |x| &x.0, threads, &mut shards);
         }
         let next = if threads > 1 { batch.pop_front() } else { queue.pop_front() };
         let Some((s, node, depth)) = next else { break };
@@ -150,8 +140,7 @@ where
             if threads > 1 {
                 // The tables already hold the new successors of the states going back to the
                 // queue: they are left out, to be found new again when those states are expanded.
-                let ahead = built.zip(fresh.as_slice()).filter(|(_, new)| **new);
-                let ahead: std::collections::HashSet<Fp> = ahead.map(|(x, _)| x.1.max(1)).collect();
+                let ahead: std::collections::HashSet<Fp> = expansion.new_ahead().collect();
                 seen = std::mem::replace(&mut shards, Shards::new(0)).into_one(&ahead);
             }
             let (end, parents, figures, states) = crate::search::spill::go_on(&mut t, seen, nodes, queue, &builder);
@@ -167,9 +156,8 @@ where
         }
         if threads > 1 {
             // Built beforehand on the threads; kept in the order one thread would keep them.
-            let count = counts.next().expect("a count of successors per state of the batch") as usize;
-            t.generated += count;
-            for ((a, _), new) in built.by_ref().zip(fresh.by_ref()).take(count) {
+            for (a, new) in expansion.next_state() {
+                t.generated += 1;
                 if new {
                     // Built again: cheaper than keeping every successor while most are not new.
                     let n = model.next_state(&s, a).expect("an action that applied applies again");

@@ -99,12 +99,15 @@ fn part_of(fp: Fp, n: usize) -> usize {
 /// in the batch's order, so the successor marked new is the one a single table would have kept.
 pub(crate) struct Shards {
     parts: Vec<Seen>,
+    /// For each table, its share of the last batch (each item's place and fingerprint) and the
+    /// places of those that were new: buffers kept for the next batch.
+    lists: Vec<(Vec<(u32, Fp)>, Vec<u32>)>,
 }
 
 impl Shards {
     /// `n` empty tables (none for a search on one thread, which keeps one [`Seen`]).
     pub(crate) fn new(n: usize) -> Shards {
-        Shards { parts: (0..n).map(|_| Seen::new()).collect() }
+        Shards { parts: (0..n).map(|_| Seen::new()).collect(), lists: Vec::new() }
     }
 
     /// The table `fp` belongs to (by its low 64 bits: a table's slot is chosen by its top ones).
@@ -119,34 +122,32 @@ impl Shards {
     }
 
     /// Add the fingerprint of every item of `runs` (taken as one sequence, in order), one thread
-    /// per table; for each item, in order, whether its fingerprint was new (the first of equal
-    /// fingerprints is).
-    pub(crate) fn insert_all<A: Sync>(&mut self, runs: &[Vec<(A, Fp)>]) -> Vec<bool> {
+    /// per table; `fresh` is made to say, for each item in order, whether its fingerprint was
+    /// new (the first of equal fingerprints is). The threads' lists are kept for the next call.
+    pub(crate) fn insert_all<A: Sync, R: AsRef<[(A, Fp)]> + Sync>(&mut self, runs: &[R], fresh: &mut Vec<bool>) {
         let n = self.parts.len();
-        let total: usize = runs.iter().map(|r| r.len()).sum();
-        let all = || runs.iter().flatten().map(|x| x.1).enumerate();
-        let found: Vec<Vec<u32>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = self
-                .parts
-                .iter_mut()
-                .enumerate()
-                .map(|(k, part)| {
-                    scope.spawn(move || {
-                        let mine: Vec<(u32, Fp)> =
-                            all().filter(|(_, fp)| part_of(*fp, n) == k).map(|(i, fp)| (i as u32, fp)).collect();
-                        // Load every slot before inserting any, so the cache misses overlap.
-                        std::hint::black_box(part.warm(mine.iter().map(|x| x.1)));
-                        mine.into_iter().filter(|(_, fp)| part.insert(*fp)).map(|(i, _)| i).collect()
-                    })
-                })
-                .collect();
-            threads.into_iter().map(|h| h.join().expect("a searching thread panicked")).collect()
+        let total: usize = runs.iter().map(|r| r.as_ref().len()).sum();
+        let all = || runs.iter().flat_map(|r| r.as_ref().iter()).map(|x| x.1).enumerate();
+        self.lists.resize_with(n, Default::default);
+        std::thread::scope(|scope| {
+            for (k, (part, (mine, found))) in self.parts.iter_mut().zip(self.lists.iter_mut()).enumerate() {
+                scope.spawn(move || {
+                    mine.clear();
+                    mine.extend(all().filter(|(_, fp)| part_of(*fp, n) == k).map(|(i, fp)| (i as u32, fp)));
+                    // Load every slot before inserting any, so the cache misses overlap.
+                    std::hint::black_box(part.warm(mine.iter().map(|x| x.1)));
+                    found.clear();
+                    found.extend(mine.iter().filter(|(_, fp)| part.insert(*fp)).map(|(i, _)| *i));
+                });
+            }
         });
-        let mut fresh = vec![false; total];
-        for i in found.into_iter().flatten() {
-            fresh[i as usize] = true;
+        fresh.clear();
+        fresh.resize(total, false);
+        for (_, found) in &self.lists {
+            for i in found {
+                fresh[*i as usize] = true;
+            }
         }
-        fresh
     }
 
     /// The bytes the tables allocate when they next double, if that may happen within `margin`
