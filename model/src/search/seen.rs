@@ -101,8 +101,12 @@ pub(crate) struct Shards {
     parts: Vec<Seen>,
     /// For each table, its share of the last batch (each item's place and fingerprint) and the
     /// places of those that were new: buffers kept for the next batch.
-    lists: Vec<(Vec<(u32, Fp)>, Vec<u32>)>,
+    lists: Vec<ShareLists>,
 }
+
+/// One table's share of a batch (each item's place and fingerprint), and the places of those
+/// that were new.
+type ShareLists = (Vec<(u32, Fp)>, Vec<u32>);
 
 impl Shards {
     /// `n` empty tables (none for a search on one thread, which keeps one [`Seen`]).
