@@ -217,6 +217,10 @@ pub struct BudgetArgs {
     /// Stop a search after N unique states (default: no limit).
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
+    /// Check only the states within N steps of the initial state (default: no bound); a
+    /// property not violated within them is unknown, not holding.
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
     /// At the memory budget, go on with the search on disk in DIR (unnamed temporary files,
     /// removed however mcp-once ends) instead of stopping; the verdicts and traces are the same.
     #[arg(long, value_name = "DIR")]
@@ -247,6 +251,7 @@ impl BudgetArgs {
         let max_disk = self.max_disk.or_else(|| spill_dir.and_then(|d| free_bytes(d).map(|b| b / 4 * 3)));
         Ok(Budget {
             max_states: self.max_states,
+            max_depth: self.max_depth,
             max_memory: self.max_memory.or_else(default_memory),
             spill_dir,
             max_disk,

@@ -1,6 +1,7 @@
 //! Early answers and budgets, as a user meets them: one property answers at its shortest
 //! counterexample, `--worst` searches on, and a search that reaches `--max-states` or
-//! `--max-memory` stops with a partial report and exit 2 instead of growing until it is killed.
+//! `--max-memory` stops with a partial report and exit 2 instead of growing until it is killed;
+//! `--max-depth` checks the states within a number of steps and says what it left out.
 
 use mcp_once_testkit::{mcp_once, scratch, text};
 use serde_json::Value;
@@ -290,4 +291,28 @@ fn the_matrix_searches_on_disk_share_the_disk_budget() {
         }
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "files left in the spill folder");
+}
+
+#[test]
+fn max_depth_checks_the_states_within_it_and_leaves_the_rest_unknown() {
+    // The whole search finds at-most-once violated in some number of steps.
+    let whole = json(&check(&LARGE, &["--property", "at-most-once"]));
+    let steps = at_most_once(&whole)["trace"]["steps"].as_u64().unwrap();
+    // Bounded one step short of it: no violation within the bound, so unknown, exit 2.
+    let short = (steps - 1).to_string();
+    let out = check(&LARGE, &["--property", "at-most-once", "--max-depth", &short]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("depth bound of {short} steps")) && err.contains("--max-depth"), "{err}");
+    let v = json(&out);
+    assert_eq!(v["search"], "stopped");
+    assert_eq!(v["stopped"]["depth_completed"].as_u64(), Some(steps - 1));
+    assert_eq!(v["stats"]["depth"].as_u64(), Some(steps - 1), "no state past the bound was checked");
+    assert_eq!(at_most_once(&v)["verdict"], "unknown");
+    // Bounded at its length: the same shortest counterexample.
+    let out = check(&LARGE, &["--property", "at-most-once", "--max-depth", &steps.to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v = json(&out);
+    assert_eq!(at_most_once(&v)["verdict"], "violated");
+    assert_eq!(at_most_once(&v)["trace"]["steps"], at_most_once(&whole)["trace"]["steps"]);
 }

@@ -234,6 +234,7 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         max_memory: Some(size("MCP_ONCE_SPILL_MEMORY", "16G")),
         max_disk: Some(size("MCP_ONCE_SPILL_DISK", "60G")),
         max_states: std::env::var("MCP_ONCE_SPILL_STATES").ok().map(|v| v.parse().unwrap()),
+        max_depth: None,
         spill_dir,
         shared_by: 1,
     };

@@ -13,6 +13,9 @@ use std::fmt;
 pub struct Budget {
     /// Stop before exploring more unique states than this.
     pub max_states: Option<usize>,
+    /// Check the states within this many steps of an initial state and none further: their
+    /// successors one step past it are not kept (`None`: no bound).
+    pub max_depth: Option<usize>,
     /// Stop before the process's resident memory exceeds this many bytes (or, with
     /// `spill_dir`, go on with the search on disk from there).
     pub max_memory: Option<u64>,
@@ -36,6 +39,11 @@ pub enum Stop {
     /// The state limit was reached.
     States {
         /// The limit (`--max-states`).
+        limit: usize,
+    },
+    /// States one step past the depth bound were left out.
+    Depth {
+        /// The bound (`--max-depth`).
         limit: usize,
     },
     /// The memory limit would have been passed.
@@ -67,6 +75,9 @@ impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Stop::States { limit } => write!(f, "the state budget of {limit} unique states was reached (--max-states)"),
+            Stop::Depth { limit } => {
+                write!(f, "the depth bound of {limit} steps was reached: no state further was checked (--max-depth)")
+            }
             Stop::Memory { limit, projected } => write!(
                 f,
                 "the memory budget of {} would be passed ({} resident and about to be allocated; --max-memory)",
@@ -105,6 +116,12 @@ impl Budget {
             Some(limit) if states >= limit => Some(Stop::States { limit }),
             _ => None,
         }
+    }
+
+    /// Whether the successors of a state `depth` steps from an initial state lie past the
+    /// depth bound (and so are not kept).
+    pub fn past_depth(&self, depth: usize) -> bool {
+        self.max_depth.is_some_and(|limit| depth >= limit)
     }
 
     /// Whether the process's resident memory plus `about_to_allocate` bytes passes the memory

@@ -86,6 +86,7 @@ where
         properties,
         options,
         first_bad: vec![None; properties.len()],
+        cut: false,
         worst: 0,
         worst_node: None,
         generated: 0,
@@ -156,9 +157,12 @@ where
         }
         if threads > 1 {
             // Built beforehand on the threads; kept in the order one thread would keep them.
+            let past = budget.past_depth(depth as usize);
             for (a, new) in expansion.next_state() {
                 t.generated += 1;
-                if new {
+                if new && past {
+                    t.cut = true;
+                } else if new {
                     // Built again: cheaper than keeping every successor while most are not new.
                     let n = model.next_state(&s, a).expect("an action that applied applies again");
                     nodes.push(Node { parent: node, action: Some(a) });
@@ -175,8 +179,15 @@ where
         // their cache misses overlap instead of following one another.
         std::hint::black_box(seen.warm(successors.iter().map(|x| x.1)));
         let mut kept = first;
+        let past = budget.past_depth(depth as usize);
         for (i, (a, fp)) in successors.drain(..).enumerate() {
-            if seen.insert(fp) {
+            if !seen.insert(fp) {
+                continue;
+            }
+            if past {
+                // One step past the depth bound: left out of the queue (and never visited).
+                t.cut = true;
+            } else {
                 nodes.push(Node { parent: node, action: Some(a) });
                 queue.swap(kept, first + i);
                 queue[kept].1 = (nodes.len() - 1) as u32;
@@ -188,6 +199,7 @@ where
     drop(queue);
     drop(seen);
     drop(shards);
+    let end = t.bounded(end);
     let states = nodes.len();
     finish(t, end, Parents::Memory(nodes), states, None, started)
 }

@@ -98,6 +98,8 @@ pub(crate) struct Tally<'a, M: SearchModel> {
     pub(crate) properties: &'a [M::Property],
     pub(crate) options: Options,
     pub(crate) first_bad: Vec<Option<u32>>,
+    /// A new state lay one step past the depth bound and was left out.
+    pub(crate) cut: bool,
     pub(crate) worst: u8,
     pub(crate) worst_node: Option<u32>,
     pub(crate) generated: usize,
@@ -107,6 +109,17 @@ pub(crate) struct Tally<'a, M: SearchModel> {
 }
 
 impl<M: SearchModel> Tally<'_, M> {
+    /// How a pass that ended with `end` ended, given the depth bound: a pass that met no
+    /// other end but left states past the bound out stopped there.
+    pub(crate) fn bounded(&self, end: End) -> End {
+        match (end, self.options.budget.max_depth) {
+            (End::Exhaustive, Some(limit)) if self.cut => {
+                End::Stopped { why: Stop::Depth { limit }, depth_completed: limit }
+            }
+            _ => end,
+        }
+    }
+
     /// Check state `node` at `depth`: the properties not yet violated and the worst case.
     /// Whether the pass is answered (every property asked for violated, no worst case asked).
     pub(crate) fn visit(&mut self, s: &M::State, node: u32, depth: usize) -> bool {

@@ -333,7 +333,7 @@ pub(crate) fn go_on<M: DiskCodec>(
         }
     };
     let end = match run(t, &mut disk, nodes, queue, builder, &mut depth) {
-        Ok(()) => End::Exhaustive,
+        Ok(()) => t.bounded(End::Exhaustive),
         Err(halt) => stopped(halt, depth),
     };
     disk.figures.written_bytes += (disk.parents.count - first as u64) * parent_bytes::<M>() as u64;
@@ -471,9 +471,18 @@ fn run<M: DiskCodec>(
                 return Err(early(model, End::Answered, disk, &mut reading, &mut drops, at, next.bytes()));
             }
             t.successors(&c.state, builder, &mut successors);
+            let past = budget.past_depth(*depth);
             for (a, s, fp) in successors.drain(..) {
                 let fp = fp.max(1);
-                if disk.cache(fp) {
+                if !disk.cache(fp) {
+                    continue;
+                }
+                if past {
+                    // One step past the depth bound: never a candidate. (Whether it is new is
+                    // known here only from the cache, so a pass on disk may say it stopped at the
+                    // bound where every such state was in fact seen before.)
+                    t.cut = true;
+                } else {
                     disk.candidates.push(CandidateKey { fp, index: next.count })?;
                     next.push(model, fp, node, Some(a), &s)?;
                 }
