@@ -74,6 +74,6 @@ pub mod rules;
 pub mod server;
 pub mod state;
 
-pub use check::{check, Answer, Path, Report};
+pub use check::{check, check_within, Answer, OverLimit, Path, Report};
 pub use model::{Reference, Sabotage, Step};
 pub use property::Goal;

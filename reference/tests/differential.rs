@@ -28,11 +28,12 @@
 //! `every_one_call_cell_agrees` or `every_one_call_handler_cell_on_one_instance_agrees`.
 
 use mcp_once_model::catalogue::{builtin_profiles, matrix_with_axes, matrix_with_cancel};
+use mcp_once_model::search::explore::Options;
 use mcp_once_model::{
-    explore, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, McpModel, Profile, PropertyKind,
-    StoreScope, Verdict,
+    explore_with, Budget, Cancellation, ClientPolicy, Config, Deployment, Handler, HandlerKind, McpModel, Profile,
+    PropertyKind, StoreScope, Verdict,
 };
-use mcp_once_reference::{check, Answer, Sabotage};
+use mcp_once_reference::{check, check_within, Answer, Report, Sabotage};
 
 /// The deployments compared: one instance; two (with the preset's store, a shared one and one
 /// each).
@@ -106,18 +107,45 @@ fn applicable(base: &[Config], profiles: &[Profile], deployments: &[Deployment],
 
 /// How a comparison of one cell ended.
 enum Outcome {
-    /// Both models give the same answers: this many counterexamples (of the four properties)
-    /// had the same length, and the worst case had this many effects.
-    Agree { violated: usize, worst: u8, states: usize },
-    /// The reference model reached its limit before it could answer.
+    /// Both models give the same answers over the whole state space (`within: None`) or over
+    /// the states within `within` steps of the initial state: this many counterexamples (of
+    /// the four properties) had the same length, and the worst case had this many effects.
+    Agree { violated: usize, worst: u8, states: usize, within: Option<usize> },
+    /// The reference model reached its limit before it could answer, even within a depth.
     OverLimit,
 }
 
-/// Compare the two models on one cell: `Err` with both paths where they disagree.
+/// Compare the two models on one cell: `Err` with both paths where they disagree. A cell whose
+/// reference runs pass `limit` is compared within the depth the reference checked in full
+/// before it stopped (both models then look at the states within that many steps only).
 fn compare(config: &Config, profile: &Profile, limit: usize, sabotage: Option<Sabotage>) -> Result<Outcome, String> {
-    let Some(theirs) = check(config, profile, limit, sabotage) else { return Ok(Outcome::OverLimit) };
+    let over = match check(config, profile, limit, sabotage) {
+        Ok(theirs) => return compare_report(config, profile, theirs, None),
+        Err(over) => over,
+    };
+    // A bounded run checks what the stopped one did, and generates no more than it had
+    // (see `check::over`); should it still pass the limit, one step less is tried.
+    let mut depth = over.depth_checked.unwrap_or(0);
+    while depth > 0 {
+        match check_within(config, profile, limit, depth, sabotage) {
+            Ok(theirs) => return compare_report(config, profile, theirs, Some(depth)),
+            Err(_) => depth -= 1,
+        }
+    }
+    Ok(Outcome::OverLimit)
+}
+
+/// Compare the main model with the reference's `theirs`, over the whole state space or
+/// `within` that many steps.
+fn compare_report(
+    config: &Config,
+    profile: &Profile,
+    theirs: Report,
+    within: Option<usize>,
+) -> Result<Outcome, String> {
     let main = McpModel::new(config.clone(), profile.clone()).expect("an applicable cell");
-    let ours = explore(&main, PropertyKind::ALL);
+    let budget = Budget { max_depth: within, ..Budget::unlimited() };
+    let ours = explore_with(&main, PropertyKind::ALL, Options { worst: true, budget, threads: 1 });
     let mut problems = Vec::new();
     for (result, (property, answer)) in ours.results.iter().zip(&theirs.answers) {
         assert_eq!(result.property, *property);
@@ -141,9 +169,10 @@ fn compare(config: &Config, profile: &Profile, limit: usize, sabotage: Option<Sa
     }
     if problems.is_empty() {
         let violated = ours.results.iter().filter(|r| r.verdict == Verdict::Violated).count();
-        Ok(Outcome::Agree { violated, worst, states: theirs.states })
+        Ok(Outcome::Agree { violated, worst, states: theirs.states, within })
     } else {
-        Err(format!("{config}\n{}", problems.join("\n")))
+        let scope = within.map_or(String::new(), |d| format!(" (within {d} steps)"));
+        Err(format!("{config}{scope}\n{}", problems.join("\n")))
     }
 }
 
@@ -168,9 +197,18 @@ fn two_call_limit() -> usize {
     }
 }
 
+/// What [`compare_all`] found: the cells that agree over their whole state space, those that
+/// agree within a depth (each with that depth), and those not compared at all.
+struct Tally {
+    agree: usize,
+    within: Vec<(String, usize)>,
+    over: Vec<String>,
+}
+
 /// Compare every cell of `cells`, print what was compared, and fail on any disagreement.
-fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> (usize, Vec<String>) {
-    let (mut agree, mut over, mut disagree) = (0, Vec::new(), Vec::new());
+fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> Tally {
+    let mut t = Tally { agree: 0, within: Vec::new(), over: Vec::new() };
+    let mut disagree = Vec::new();
     let (mut violated, mut worst_effects) = (0, [0usize; 4]);
     let started = std::time::Instant::now();
     for (config, profile) in cells {
@@ -180,53 +218,76 @@ fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> (usize,
             println!("  {config}: {:.0}s, {states} reference states", cell_started.elapsed().as_secs_f64());
         }
         match outcome {
-            Ok(Outcome::Agree { violated: v, worst, .. }) => {
-                agree += 1;
+            Ok(Outcome::Agree { violated: v, worst, within, .. }) => {
+                match within {
+                    None => t.agree += 1,
+                    Some(depth) => t.within.push((config.to_string(), depth)),
+                }
                 violated += v;
                 worst_effects[usize::from(worst.min(3))] += 1;
             }
-            Ok(Outcome::OverLimit) => over.push(config.to_string()),
+            Ok(Outcome::OverLimit) => t.over.push(config.to_string()),
             Err(e) => {
                 println!("DISAGREE {e}");
                 disagree.push(e)
             }
         }
-        let done = agree + over.len() + disagree.len();
-        if done % 100 == 0 {
-            println!("  ... {done} of {} cells: {agree} agree, {} over the limit", cells.len(), over.len());
+        let done = t.agree + t.within.len() + t.over.len() + disagree.len();
+        if done.is_multiple_of(100) {
+            println!(
+                "  ... {done} of {} cells: {} agree, {} agree within a depth, {} not compared",
+                cells.len(),
+                t.agree,
+                t.within.len(),
+                t.over.len()
+            );
         }
     }
     println!(
-        "{what} ({:.0}s): {} cells, {agree} agree, {} over the limit, {} disagree",
+        "{what} ({:.0}s, {limit} generated states a reference run at most): {} cells, {} agree in full, {} agree within a depth, {} not compared, {} disagree",
         started.elapsed().as_secs_f64(),
         cells.len(),
-        over.len(),
+        t.agree,
+        t.within.len(),
+        t.over.len(),
         disagree.len()
     );
     println!(
         "  agreeing cells: {violated} shortest counterexamples of equal length; worst case 0/1/2/3+ effects: {worst_effects:?}"
     );
-    for c in &over {
-        println!("  not compared (over the limit): {c}");
+    if !t.within.is_empty() {
+        let mut depths: Vec<usize> = t.within.iter().map(|(_, d)| *d).collect();
+        depths.sort_unstable();
+        println!(
+            "  compared within a depth (every state within it, in both models): {} cells, depths {} to {} (median {})",
+            depths.len(),
+            depths[0],
+            depths[depths.len() - 1],
+            depths[depths.len() / 2]
+        );
+    }
+    for (c, depth) in &t.within {
+        println!("  compared within {depth} steps (over the limit beyond): {c}");
+    }
+    for c in &t.over {
+        println!("  not compared (over the limit even one step from the start): {c}");
     }
     assert!(disagree.is_empty(), "{} of {} cells disagree:\n{}", disagree.len(), cells.len(), disagree.join("\n\n"));
-    (agree, over)
+    t
 }
 
 #[test]
 fn every_one_call_cell_agrees() {
     let cells = cells(1);
-    let (agree, over) = compare_all(&cells, usize::MAX, "one call");
-    assert!(over.is_empty());
-    assert_eq!(agree, cells.len());
+    let t = compare_all(&cells, usize::MAX, "one call");
+    assert_eq!(t.agree, cells.len());
 }
 
 #[test]
 fn every_one_call_handler_cell_on_one_instance_agrees() {
     let cells = chosen(handler_cells(1, ONE));
-    let (agree, over) = compare_all(&cells, usize::MAX, "one call, handlers asking for input, one instance");
-    assert!(over.is_empty());
-    assert_eq!(agree, cells.len());
+    let t = compare_all(&cells, usize::MAX, "one call, handlers asking for input, one instance");
+    assert_eq!(t.agree, cells.len());
 }
 
 /// The cells chosen by `MCP_ONCE_REFERENCE_CELLS` (cells whose flags contain one of
@@ -242,9 +303,10 @@ fn chosen(cells: Vec<(Config, Profile)>) -> Vec<(Config, Profile)> {
 #[test]
 fn two_call_cells_under_the_limit_agree() {
     let cells = chosen(cells(2));
-    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls");
-    assert_eq!(agree + over.len(), cells.len());
-    assert!(agree > 0, "no two-call cell compared");
+    let t = compare_all(&cells, two_call_limit(), "two calls");
+    assert_eq!(t.agree + t.within.len() + t.over.len(), cells.len());
+    assert!(t.agree > 0, "no two-call cell compared in full");
+    assert!(t.over.is_empty(), "two-call cells compared not even one step deep: {:?}", t.over);
 }
 
 /// Slow (see BENCHMARKS.md, "The reference model"): `scripts/reliability` runs it.
@@ -252,9 +314,8 @@ fn two_call_cells_under_the_limit_agree() {
 #[ignore]
 fn every_one_call_handler_cell_on_two_instances_agrees() {
     let cells = chosen(handler_cells(1, TWO));
-    let (agree, over) = compare_all(&cells, usize::MAX, "one call, handlers asking for input, two instances");
-    assert!(over.is_empty());
-    assert_eq!(agree, cells.len());
+    let t = compare_all(&cells, usize::MAX, "one call, handlers asking for input, two instances");
+    assert_eq!(t.agree, cells.len());
 }
 
 /// In the test command, of the two-call handler cells on one instance, those of a client that
@@ -265,9 +326,10 @@ fn two_call_handler_cells_without_retries_under_the_limit_agree() {
     let cells = handler_cells(2, ONE).into_iter().filter(|(c, _)| c.client == ClientPolicy::NoRetry).collect();
     let cells = chosen(cells);
     let what = "two calls, handlers asking for input, one instance, no retry";
-    let (agree, over) = compare_all(&cells, two_call_limit(), what);
-    assert_eq!(agree + over.len(), cells.len());
-    assert!(agree > 0, "no two-call handler cell compared");
+    let t = compare_all(&cells, two_call_limit(), what);
+    assert_eq!(t.agree + t.within.len() + t.over.len(), cells.len());
+    assert!(t.agree > 0, "no two-call handler cell compared");
+    assert!(t.over.is_empty(), "cells compared not even one step deep: {:?}", t.over);
 }
 
 /// Slow (202 s at the default limit): `scripts/reliability` runs it, at its limit.
@@ -275,9 +337,10 @@ fn two_call_handler_cells_without_retries_under_the_limit_agree() {
 #[ignore]
 fn all_two_call_handler_cells_under_the_limit_agree() {
     let cells = chosen(handler_cells(2, ONE));
-    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, one instance");
-    assert_eq!(agree + over.len(), cells.len());
-    assert!(agree > 0, "no two-call handler cell compared");
+    let t = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, one instance");
+    assert_eq!(t.agree + t.within.len() + t.over.len(), cells.len());
+    assert!(t.agree > 0, "no two-call handler cell compared");
+    assert!(t.over.is_empty(), "cells compared not even one step deep: {:?}", t.over);
 }
 
 /// Two calls on two instances, with the handlers that ask for input: `scripts/reliability`
@@ -286,9 +349,10 @@ fn all_two_call_handler_cells_under_the_limit_agree() {
 #[ignore]
 fn two_call_handler_cells_on_two_instances_under_the_limit_agree() {
     let cells = chosen(handler_cells(2, TWO));
-    let (agree, over) = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, two instances");
-    assert_eq!(agree + over.len(), cells.len());
-    assert!(agree > 0, "no two-call handler cell on two instances compared");
+    let t = compare_all(&cells, two_call_limit(), "two calls, handlers asking for input, two instances");
+    assert_eq!(t.agree + t.within.len() + t.over.len(), cells.len());
+    assert!(t.agree > 0, "no two-call handler cell on two instances compared");
+    assert!(t.over.is_empty(), "cells compared not even one step deep: {:?}", t.over);
 }
 
 #[test]
@@ -332,4 +396,32 @@ fn a_broken_reference_transition_is_caught() {
         .count();
     println!("a key store that runs duplicates: {caught} of {} key-durable cells disagree", keyed.len());
     assert!(caught > 0, "no cell tells a key store that runs duplicates from one that replays");
+}
+
+/// The comparison within a depth can fail too: with the reference's key store running a
+/// duplicate instead of replaying its record, two-call SEP-3182 `key-durable` cells too large
+/// for the limit disagree within the depth they are compared to.
+#[test]
+fn a_broken_reference_transition_is_caught_within_a_depth() {
+    let profile = Profile::load("sep-3182").unwrap();
+    let keyed = cells(2)
+        .into_iter()
+        .filter(|(c, _)| c.profile == profile.name && c.server == mcp_once_model::ServerImpl::KeyDurable)
+        .collect::<Vec<_>>();
+    let limit = 20_000;
+    let bounded = |(config, profile): &&(Config, Profile)| check(config, profile, limit, None).is_err();
+    let large: Vec<_> = keyed.iter().filter(bounded).collect();
+    assert!(!large.is_empty(), "no two-call key-durable cell passes {limit} reference states");
+    let caught = large
+        .iter()
+        .filter(|(config, profile)| match compare(config, profile, limit, Some(Sabotage::KeyStoreRunsDuplicates)) {
+            Err(e) => e.lines().next().is_some_and(|l| l.contains("(within")),
+            Ok(_) => false,
+        })
+        .count();
+    println!(
+        "a key store that runs duplicates: {caught} of {} two-call key-durable cells compared within a depth disagree",
+        large.len()
+    );
+    assert!(caught > 0, "no cell compared within a depth tells a key store that runs duplicates from one that replays");
 }
