@@ -16,8 +16,11 @@
 //! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B): in the test
 //! command the `effect-only` ones and the handler ones of a client that never retries, on one
 //! instance; every handler cell, and on two instances, in ignored tests that
-//! `scripts/reliability` runs. A two-call cell over the limit is named in the output as not
-//! compared, never counted as agreeing.
+//! `scripts/reliability` runs. A two-call cell over the limit is compared within the depth the
+//! reference checked in full before it stopped (both models then search the states within
+//! that many steps only: `check_within`, `Budget::max_depth`), and named in the output with that
+//! depth, never counted as agreeing in full; a cell not even one step deep fails the two-call
+//! tests.
 //!
 //! That the comparison can fail: `a_broken_reference_transition_is_caught` breaks one
 //! transition of the reference model (a key store that runs a duplicate instead of replaying
@@ -243,8 +246,9 @@ fn compare_all(cells: &[(Config, Profile)], limit: usize, what: &str) -> Tally {
             );
         }
     }
+    let limit = if limit == usize::MAX { "no limit".to_string() } else { format!("{limit} generated states a run") };
     println!(
-        "{what} ({:.0}s, {limit} generated states a reference run at most): {} cells, {} agree in full, {} agree within a depth, {} not compared, {} disagree",
+        "{what} ({:.0}s, reference runs: {limit}): {} cells, {} agree in full, {} agree within a depth, {} not compared, {} disagree",
         started.elapsed().as_secs_f64(),
         cells.len(),
         t.agree,
