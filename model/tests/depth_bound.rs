@@ -2,7 +2,8 @@
 //! within that many steps: on every cell of the one-call matrix and on some two-call cells, its
 //! counterexamples are the whole search's that are that short (the same actions), a property
 //! violated only further is unknown, its worst case is the most effects within the bound, and
-//! it says it stopped at the bound when states lay past it; on two threads it answers as on one.
+//! it says it stopped at the bound when states lay past it; on two threads, and on disk, it
+//! answers as in memory on one.
 
 use mcp_once_model::catalogue::{builtin_profiles, matrix};
 use mcp_once_model::*;
@@ -88,4 +89,35 @@ fn a_depth_bound_keeps_what_lies_within_it_on_two_call_cells() {
             check_bound(m, &whole, depth);
         }
     }
+}
+
+#[test]
+fn a_depth_bound_holds_on_disk_too() {
+    // The largest two-call cell, moved to disk partway (as in threads.rs), bounded two steps
+    // short of its deepest state: the same answers as the bounded search in memory.
+    let m = models(2)
+        .into_iter()
+        .find(|m| {
+            m.config.profile == "mcp-2026-07-28"
+                && m.config.transport == Transport::Http
+                && m.config.client == ClientPolicy::FrameworkRetry
+                && m.config.server == ServerImpl::DedupById
+        })
+        .expect("the cell is in the matrix");
+    let whole = explore(&m, PropertyKind::ALL);
+    let depth = whole.stats.depth - 2;
+    let memory = bounded(&m, depth, 1);
+    let dir: &'static std::path::Path = Box::leak(tempfile::tempdir().unwrap().keep().into_boxed_path());
+    let max_memory = Some(mcp_once_model::budget::resident_bytes().unwrap() + (64 << 20));
+    let budget = Budget { max_depth: Some(depth), max_memory, spill_dir: Some(dir), ..Budget::default() };
+    let disk = explore_with(&m, PropertyKind::ALL, Options { worst: true, budget, threads: 1 });
+    assert!(disk.spilled.is_some_and(|s| s.at_states < disk.stats.states), "the search moved to disk partway");
+    assert_eq!(disk.end, memory.end, "how the bounded search ended");
+    assert_eq!((disk.stats.states, disk.stats.depth), (memory.stats.states, memory.stats.depth));
+    for (x, y) in memory.results.iter().zip(&disk.results) {
+        let path = |r: &CheckResult| r.counterexample.as_ref().map(|c| c.actions.clone());
+        assert_eq!((x.verdict, path(x)), (y.verdict, path(y)), "on disk: {}", x.property);
+    }
+    assert_eq!(memory.worst.effects, disk.worst.effects, "on disk: worst case");
+    std::fs::remove_dir(dir).unwrap();
 }
