@@ -4,8 +4,8 @@
 //! fingerprint, and deciding which successors are new (the fingerprint table); numbering the
 //! new ones and queueing them is cheap, and must follow the order of one thread to give the
 //! same shortest paths. So a pass takes a batch of states off the front of its queue, has
-//! [`expand`] fingerprint every successor of the batch on `threads` threads (each thread a
-//! contiguous run of the batch), has the threads decide which are new in a fingerprint table
+//! [`Expansion::fill`] fingerprint every successor of the batch on `threads` threads (each
+//! thread a contiguous run of the batch), has the threads decide which are new in a fingerprint table
 //! split among them (`seen.rs`, [`Shards`](crate::search::seen::Shards)), and then builds the
 //! new ones again and queues them in the batch's order, exactly as one thread would have met
 //! them: the same states are kept, in the same order, with the same numbers. Only about one
@@ -65,7 +65,8 @@ impl<M: SearchModel> AsRef<[(M::Action, Fp)]> for Built<M> {
 /// (one [`Built`] per contiguous run of the batch), whether each is new, and how far the pass
 /// has taken them. Kept from one batch to the next, so that its buffers, several megabytes a
 /// batch, are filled again in memory already mapped rather than faulted in afresh each time
-/// (the kernel zeroing fresh pages was a sixth of a four-call search's time).
+/// (the kernel zeroing fresh pages took a fifth of a four-call search's samples, these buffers
+/// part of them: BENCHMARKS.md, "Four calls").
 pub(crate) struct Expansion<M: SearchModel> {
     runs: Vec<Built<M>>,
     /// How many of `runs` this batch uses.
