@@ -12,7 +12,7 @@
 //! (`idempotency_continuations = included`). With one call all of them (the handler cells on
 //! two instances in an ignored test, `scripts/reliability` step 5); with two calls those whose
 //! reference searches stay under a state limit (`MCP_ONCE_REFERENCE_LIMIT` generated states a
-//! run, 20 000 unless set, 0 for none; `scripts/reliability` sets 5 000 000;
+//! run, 20 000 unless set, 0 for none; `scripts/reliability` sets 200 000;
 //! `MCP_ONCE_REFERENCE_CELLS=A,B` keeps the cells whose flags contain A or B): in the test
 //! command the `effect-only` ones and the handler ones of a client that never retries, on one
 //! instance; every handler cell, and on two instances, in ignored tests that
