@@ -5,20 +5,10 @@
 //! it says it stopped at the bound when states lay past it; on two threads, and on disk, it
 //! answers as in memory on one.
 
-use mcp_once_model::catalogue::{builtin_profiles, matrix};
 use mcp_once_model::*;
 
-fn models(calls: u8) -> Vec<McpModel> {
-    let profiles = builtin_profiles();
-    matrix(&profiles)
-        .into_iter()
-        .filter_map(|mut config| {
-            config.bounds.calls = calls;
-            let profile = profiles.iter().find(|p| p.name == config.profile).unwrap().clone();
-            McpModel::new(config, profile).ok()
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 fn bounded(model: &McpModel, depth: usize, threads: usize) -> Exploration {
     let budget = Budget { max_depth: Some(depth), ..Budget::default() };
@@ -65,7 +55,7 @@ fn check_bound(model: &McpModel, whole: &Exploration, depth: usize) {
 
 #[test]
 fn a_depth_bound_keeps_what_lies_within_it_on_every_one_call_cell() {
-    let all = models(1);
+    let all = matrix_models(1);
     assert!(all.len() > 100, "the one-call matrix has {} cells", all.len());
     let mut cut = 0;
     for m in &all {
@@ -81,7 +71,7 @@ fn a_depth_bound_keeps_what_lies_within_it_on_every_one_call_cell() {
 #[test]
 fn a_depth_bound_keeps_what_lies_within_it_on_two_call_cells() {
     // Every sixteenth two-call cell: each server behaviour and client, both transports.
-    let all: Vec<McpModel> = models(2).into_iter().step_by(16).collect();
+    let all: Vec<McpModel> = matrix_models(2).into_iter().step_by(16).collect();
     assert!(all.len() > 10, "{} cells", all.len());
     for m in &all {
         let whole = explore(m, PropertyKind::ALL);
@@ -95,19 +85,11 @@ fn a_depth_bound_keeps_what_lies_within_it_on_two_call_cells() {
 fn a_depth_bound_holds_on_disk_too() {
     // The largest two-call cell, moved to disk partway (as in threads.rs), bounded two steps
     // short of its deepest state: the same answers as the bounded search in memory.
-    let m = models(2)
-        .into_iter()
-        .find(|m| {
-            m.config.profile == "mcp-2026-07-28"
-                && m.config.transport == Transport::Http
-                && m.config.client == ClientPolicy::FrameworkRetry
-                && m.config.server == ServerImpl::DedupById
-        })
-        .expect("the cell is in the matrix");
+    let m = largest_two_call_cell();
     let whole = explore(&m, PropertyKind::ALL);
     let depth = whole.stats.depth - 2;
     let memory = bounded(&m, depth, 1);
-    let dir: &'static std::path::Path = Box::leak(tempfile::tempdir().unwrap().keep().into_boxed_path());
+    let dir = spill_folder();
     let max_memory = Some(mcp_once_model::budget::resident_bytes().unwrap() + (64 << 20));
     let budget = Budget { max_depth: Some(depth), max_memory, spill_dir: Some(dir), ..Budget::default() };
     let disk = explore_with(&m, PropertyKind::ALL, Options { worst: true, budget, threads: 1 });

@@ -22,28 +22,14 @@ use mcp_once_model::*;
 mod counts;
 use counts::*;
 
-fn models(calls: u8) -> Vec<McpModel> {
-    let profiles = builtin_profiles();
-    models_of(matrix(&profiles), calls)
-}
+mod common;
+use common::*;
 
 /// The cells whose cancellation handling differs from their server preset's (the
 /// `--cancel before-effect` and `--cancel interrupts` overrides of the matrix), with `calls`.
 fn override_models(calls: u8) -> Vec<McpModel> {
     let cells = matrix_with_cancel(&builtin_profiles(), &[Cancellation::BeforeEffect, Cancellation::Interrupts]);
     models_of(cells.into_iter().filter(|c| c.cancel.is_some()).collect(), calls)
-}
-
-fn models_of(cells: Vec<Config>, calls: u8) -> Vec<McpModel> {
-    let profiles = builtin_profiles();
-    cells
-        .into_iter()
-        .filter_map(|mut config| {
-            config.bounds.calls = calls;
-            let profile = profiles.iter().find(|p| p.name == config.profile).unwrap().clone();
-            McpModel::new(config, profile).ok()
-        })
-        .collect()
 }
 
 /// Assert that `reduced` and `base` agree on every property's verdict and shortest length and
@@ -182,7 +168,7 @@ const UNREDUCED_TEST_LIMIT: usize = 1_500_000;
 #[test]
 fn every_two_call_search_matches_the_unreduced_model_up_to_a_state_limit() {
     let limit = std::env::var("MCP_ONCE_UNREDUCED_TEST_LIMIT").map_or(UNREDUCED_TEST_LIMIT, |v| v.parse().unwrap());
-    let all = models(2);
+    let all = matrix_models(2);
     assert_eq!(all.len(), applicable_cells(&matrix(&builtin_profiles()), 2), "cells lost before the comparison");
     let searches = distinct_searches(&all);
     let mut seen = std::collections::HashSet::new();
@@ -239,7 +225,7 @@ fn every_two_call_cell_matches_the_unreduced_model() {
         shared_by: 1,
     };
     let mut seen = std::collections::HashSet::new();
-    let mut searches: Vec<(Exploration, McpModel)> = models(2)
+    let mut searches: Vec<(Exploration, McpModel)> = matrix_models(2)
         .into_iter()
         .filter(|m| seen.insert(m.behaviour_key()))
         .filter(|m| only.as_ref().is_none_or(|o| o.iter().any(|x| m.config.to_string().contains(x.as_str()))))
@@ -306,7 +292,7 @@ fn every_two_call_cell_matches_the_unreduced_model() {
 
 #[test]
 fn every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_find() {
-    let all = models(2);
+    let all = matrix_models(2);
     // The pairs the test must check: every property of every applicable cell of the matrix.
     let pairs = checked_pairs(&matrix(&builtin_profiles()), 2);
     let (mut checked, mut failing, mut violated_for_stateright) = (0, 0, 0);
@@ -362,7 +348,7 @@ fn every_failing_cell_has_a_counterexample_as_short_as_two_independent_searches_
 fn reductions_change_no_verdict_no_length_and_no_worst_case() {
     let pairs = applicable_cells(&matrix(&builtin_profiles()), 1) * PropertyKind::ALL.len();
     let mut compared = 0;
-    for m in models(1) {
+    for m in matrix_models(1) {
         let full = m.without_reductions();
         for &p in PropertyKind::ALL {
             let a = check_property(&m, p);

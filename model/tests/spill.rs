@@ -6,36 +6,22 @@
 //! and a disk budget stops it with a partial report.
 
 use mcp_once_model::budget::resident_bytes;
-use mcp_once_model::catalogue::{builtin_profiles, matrix};
+use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::*;
 use std::path::Path;
 
-fn models(calls: u8) -> Vec<McpModel> {
-    let profiles = builtin_profiles();
-    matrix(&profiles)
-        .into_iter()
-        .filter_map(|mut config| {
-            config.bounds.calls = calls;
-            let profile = profiles.iter().find(|p| p.name == config.profile).unwrap().clone();
-            McpModel::new(config, profile).ok()
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 /// A cell by its axes, two calls, one retry, one crash (the matrix's bounds).
 fn cell(profile: &str, transport: Transport, client: ClientPolicy, server: ServerImpl) -> McpModel {
     let profiles = builtin_profiles();
-    let config = models(2)
+    let config = matrix_models(2)
         .into_iter()
         .map(|m| m.config)
         .find(|c| c.profile == profile && c.transport == transport && c.client == client && c.server == server)
         .expect("the cell is in the matrix");
     McpModel::new(config, profiles.into_iter().find(|p| p.name == profile).unwrap()).unwrap()
-}
-
-/// A folder of its own for one run's spill files.
-fn folder() -> &'static Path {
-    Box::leak(tempfile::tempdir().unwrap().keep().into_boxed_path())
 }
 
 fn options(worst: bool, max_memory: Option<u64>, dir: Option<&'static Path>, max_disk: Option<u64>) -> Options {
@@ -74,8 +60,8 @@ fn compare(model: &McpModel, properties: &[PropertyKind], worst: bool, spilled: 
 
 #[test]
 fn every_one_call_cell_spilled_from_the_start_gives_the_same_answers() {
-    let dir = folder();
-    let all = models(1);
+    let dir = spill_folder();
+    let all = matrix_models(1);
     assert!(all.len() > 100, "the one-call matrix has {} cells", all.len());
     for m in &all {
         let spilled = options(true, Some(1), Some(dir), None);
@@ -89,7 +75,7 @@ fn every_one_call_cell_spilled_from_the_start_gives_the_same_answers() {
 
 #[test]
 fn the_largest_two_call_cells_give_the_same_answers_spilled_at_the_start_and_midway() {
-    let dir = folder();
+    let dir = spill_folder();
     for server in [ServerImpl::DedupById, ServerImpl::DedupByIdDurable, ServerImpl::HonoursCancel] {
         let m = cell("mcp-2026-07-28", Transport::Http, ClientPolicy::FrameworkRetry, server);
         let b = compare(&m, PropertyKind::ALL, true, options(true, Some(1), Some(dir), None));
@@ -116,7 +102,7 @@ fn the_largest_two_call_cells_give_the_same_answers_spilled_at_the_start_and_mid
 /// those of the search in memory. The table in memory is emptied when full instead of growing.
 #[test]
 fn levels_wider_than_the_memory_share_go_to_sorted_runs_with_the_same_answers() {
-    let dir = folder();
+    let dir = spill_folder();
     let m = cell("mcp-2026-07-28", Transport::Http, ClientPolicy::FrameworkRetry, ServerImpl::DedupById);
     for worst in [true, false] {
         let properties: &[PropertyKind] = if worst { PropertyKind::ALL } else { &[PropertyKind::AtMostOnce] };
@@ -140,7 +126,7 @@ fn levels_wider_than_the_memory_share_go_to_sorted_runs_with_the_same_answers() 
 
 #[test]
 fn a_disk_budget_stops_the_spilled_search_with_what_it_decided() {
-    let dir = folder();
+    let dir = spill_folder();
     let m = cell("mcp-2026-07-28", Transport::Http, ClientPolicy::FrameworkRetry, ServerImpl::DedupByIdDurable);
     let e = explore_with(&m, PropertyKind::ALL, options(true, Some(1), Some(dir), Some(8 << 20)));
     let End::Stopped { why: Stop::Disk { limit, projected, shared_by: 1 }, depth_completed } = e.end else {

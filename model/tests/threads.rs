@@ -5,20 +5,11 @@
 //! disk partway (the rest of the batch the threads built goes back before the queue).
 
 use mcp_once_model::budget::resident_bytes;
-use mcp_once_model::catalogue::{builtin_profiles, matrix};
+use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::*;
 
-fn models(calls: u8) -> Vec<McpModel> {
-    let profiles = builtin_profiles();
-    matrix(&profiles)
-        .into_iter()
-        .filter_map(|mut config| {
-            config.bounds.calls = calls;
-            let profile = profiles.iter().find(|p| p.name == config.profile).unwrap().clone();
-            McpModel::new(config, profile).ok()
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 fn options(worst: bool, budget: Budget, threads: usize) -> Options {
     Options { worst, budget, threads }
@@ -52,7 +43,7 @@ fn compare(model: &McpModel, properties: &[PropertyKind], worst: bool, budget: B
 
 #[test]
 fn every_one_call_cell_gives_the_same_answers_on_three_threads() {
-    let all = models(1);
+    let all = matrix_models(1);
     assert!(all.len() > 100, "the one-call matrix has {} cells", all.len());
     let mut violated = 0;
     for m in &all {
@@ -68,7 +59,7 @@ fn every_one_call_cell_gives_the_same_answers_on_three_threads() {
 #[test]
 fn the_largest_two_call_cell_gives_the_same_answers_on_two_threads() {
     let profiles = builtin_profiles();
-    let mut largest: Vec<McpModel> = models(2);
+    let mut largest: Vec<McpModel> = matrix_models(2);
     largest.retain(|m| m.config.profile == "mcp-2026-07-28" && m.config.client == ClientPolicy::FrameworkRetry);
     largest.retain(|m| m.config.transport == Transport::Http && m.config.server == ServerImpl::DedupById);
     assert!(!largest.is_empty(), "{} profiles, no such cell", profiles.len());
@@ -84,16 +75,8 @@ fn the_largest_two_call_cell_gives_the_same_answers_on_two_threads() {
 
 #[test]
 fn a_search_that_moves_to_disk_partway_gives_the_same_answers_on_two_threads() {
-    let m = models(2)
-        .into_iter()
-        .find(|m| {
-            m.config.profile == "mcp-2026-07-28"
-                && m.config.transport == Transport::Http
-                && m.config.client == ClientPolicy::FrameworkRetry
-                && m.config.server == ServerImpl::DedupById
-        })
-        .expect("the cell is in the matrix");
-    let dir: &'static std::path::Path = Box::leak(tempfile::tempdir().unwrap().keep().into_boxed_path());
+    let m = largest_two_call_cell();
+    let dir = spill_folder();
     let a = explore_with(&m, PropertyKind::ALL, options(true, Budget::default(), 1));
     // A budget some way above what the process holds now: the search starts in memory, on two
     // threads, and moves to disk in the middle of a level.
@@ -110,8 +93,8 @@ fn a_search_that_moves_to_disk_partway_gives_the_same_answers_on_two_threads() {
 fn the_lengths_only_search_gives_the_same_lengths_on_two_threads() {
     // The unreduced model of every one-call cell (what the minimality comparisons search), and
     // the largest two-call cells as the matrix searches them.
-    let one_call = models(1).into_iter().map(|m| m.without_reductions());
-    let largest = models(2).into_iter().filter(|m| {
+    let one_call = matrix_models(1).into_iter().map(|m| m.without_reductions());
+    let largest = matrix_models(2).into_iter().filter(|m| {
         m.config.profile == "mcp-2026-07-28"
             && m.config.client == ClientPolicy::FrameworkRetry
             && m.config.server == ServerImpl::DedupById
