@@ -6,23 +6,11 @@
 //! and a disk budget stops it with a partial report.
 
 use mcp_once_model::budget::resident_bytes;
-use mcp_once_model::catalogue::builtin_profiles;
 use mcp_once_model::*;
 use std::path::Path;
 
 mod common;
 use common::*;
-
-/// A cell by its axes, two calls, one retry, one crash (the matrix's bounds).
-fn cell(profile: &str, transport: Transport, client: ClientPolicy, server: ServerImpl) -> McpModel {
-    let profiles = builtin_profiles();
-    let config = matrix_models(2)
-        .into_iter()
-        .map(|m| m.config)
-        .find(|c| c.profile == profile && c.transport == transport && c.client == client && c.server == server)
-        .expect("the cell is in the matrix");
-    McpModel::new(config, profiles.into_iter().find(|p| p.name == profile).unwrap()).unwrap()
-}
 
 fn options(worst: bool, max_memory: Option<u64>, dir: Option<&'static Path>, max_disk: Option<u64>) -> Options {
     Options { worst, budget: Budget { max_memory, spill_dir: dir, max_disk, ..Budget::default() }, threads: 1 }

@@ -1,6 +1,6 @@
 //! What several of the model's test binaries build alike: the built-in matrix's models with a
-//! given number of calls, its largest two-call cell, and a folder for a search's spill files.
-//! (Each binary compiles this module and uses part of it.)
+//! given number of calls, a two-call cell by its axes, the largest one, and a folder for a
+//! search's spill files. (Each binary compiles this module and uses part of it.)
 #![allow(dead_code)]
 
 use mcp_once_model::catalogue::{builtin_profiles, matrix};
@@ -25,18 +25,21 @@ pub fn matrix_models(calls: u8) -> Vec<McpModel> {
     models_of(matrix(&builtin_profiles()), calls)
 }
 
-/// The matrix's largest two-call cell: 2026-07-28 over HTTP, a client that retries as an agent
-/// framework does, a server that deduplicates by JSON-RPC id.
-pub fn largest_two_call_cell() -> McpModel {
+/// A cell of the two-call matrix by its axes (the matrix's bounds: one retry, one crash).
+pub fn cell(profile: &str, transport: Transport, client: ClientPolicy, server: ServerImpl) -> McpModel {
     matrix_models(2)
         .into_iter()
         .find(|m| {
-            m.config.profile == "mcp-2026-07-28"
-                && m.config.transport == Transport::Http
-                && m.config.client == ClientPolicy::FrameworkRetry
-                && m.config.server == ServerImpl::DedupById
+            let c = &m.config;
+            c.profile == profile && c.transport == transport && c.client == client && c.server == server
         })
         .expect("the cell is in the matrix")
+}
+
+/// The matrix's largest two-call cell: 2026-07-28 over HTTP, a client that retries as an agent
+/// framework does, a server that deduplicates by JSON-RPC id.
+pub fn largest_two_call_cell() -> McpModel {
+    cell("mcp-2026-07-28", Transport::Http, ClientPolicy::FrameworkRetry, ServerImpl::DedupById)
 }
 
 /// A folder of its own for one search's spill files (the caller removes it).
